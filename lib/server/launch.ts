@@ -25,6 +25,11 @@ const AGGREGATE_SCRAPE = 'svc-server GET /scenarios/metrics';
  */
 export interface Neighbours {
   readonly registry?: Pick<EntryRegistry, 'unended' | 'reads' | 'writes'>;
+  /**
+   * The entries whose `file` sinks wrote while its files were read ({@link EntryRegistry.reading}): one ended by its
+   * check refuses it all the same.
+   */
+  readonly wrote?: readonly StartedEntry[];
   /** The writers of the files started before it, named for their file (`cpu (@web)`). */
   readonly before?: readonly SeriesWriter[];
   /** What they are, in a warning: `the entries running` unless said (--autostart's have not started). */
@@ -58,8 +63,8 @@ export interface EntryWarning {
  * reads (its `inputs`, lib/compile/plan.ts), a running scenario reads or one starting with it reads, into the
  * server's `own` directories, or onto a file another of its entries writes with an encoding that cannot share it
  * ({@link mixedFileRefusal}) refused (422 `file_sink_cannot_open`), as is, the other way, a file it reads that a
- * running scenario's `file` sink writes (422 `file_being_written`), every sink and entry checked for advisory
- * warnings, its entries' series compared with each other's and with those of the entries running
+ * running scenario's `file` sink writes, or wrote as it was read (422 `file_being_written`), every sink and entry
+ * checked for advisory warnings, its entries' series compared with each other's and with those of the entries running
  * (lib/compile/duplicate-series.ts).
  */
 export async function prepareScenario(
@@ -71,7 +76,8 @@ export async function prepareScenario(
   // Looked at once, whether compared with the files running sinks write or with its own sinks' files.
   const inputs = statedOnce(file.inputs ?? []);
   // The files running sinks write are looked up only for a scenario reading files, which alone could read one.
-  const written = inputs.length > 0 && (await writtenInput(inputs, neighbours.registry?.writes() ?? []));
+  const written =
+    inputs.length > 0 && (await writtenInput(inputs, neighbours.registry?.writes(neighbours.wrote) ?? []));
   if (written) throw new HttpError(422, 'file_being_written', written);
   // The files other scenarios read (running, or starting with it) are looked up only for a file sink, which alone
   // could write over one.

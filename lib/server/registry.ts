@@ -75,11 +75,21 @@ function writersOf(scenarios: readonly string[]): string {
   return `${runningNamed(scenarios)} ${scenarios.length === 1 ? 'writes' : 'write'}`;
 }
 
+/** Who wrote a file as it was read and has ended since: the `scenarios` (`<scenario id> (<entry id>)`). */
+function pastWritersOf(scenarios: readonly string[]): string {
+  return `${scenariosNamed(scenarios, '')}, ended since, wrote as it was read`;
+}
+
 /** The running `scenarios`, a few of them by name. */
 function runningNamed(scenarios: readonly string[]): string {
-  if (scenarios.length === 1) return `running scenario ${scenarios[0]}`;
+  return scenariosNamed(scenarios, 'running ');
+}
+
+/** The `scenarios`, a few of them by name, each said to be `which` (`running `, or nothing). */
+function scenariosNamed(scenarios: readonly string[], which: string): string {
+  if (scenarios.length === 1) return `${which}scenario ${scenarios[0]}`;
   const more = scenarios.length > NAMED_SCENARIOS ? ` and ${scenarios.length - NAMED_SCENARIOS} more` : '';
-  return `the running scenarios ${scenarios.slice(0, NAMED_SCENARIOS).join(', ')}${more}`;
+  return `the ${which}scenarios ${scenarios.slice(0, NAMED_SCENARIOS).join(', ')}${more}`;
 }
 
 /** An entry's lifecycle as answers show it: ticking, ended, or ended by its sink (see {@link statusOf}). */
@@ -123,6 +133,8 @@ export class EntryRegistry {
   private readonly deleted = new WeakSet<StartedEntry>();
   /** Entries {@link remove} took out while they ran, until their stop's flush ended: their `file` sinks still write. */
   private readonly flushing = new Set<StartedEntry>();
+  /** Per compile in flight ({@link reading}): the entries whose `file` sinks wrote while it read its files. */
+  private readonly readings = new Set<Set<StartedEntry>>();
   /** The last start {@link inTurn} was given, which the next waits for. */
   private turn: Promise<unknown> = Promise.resolve();
 
@@ -203,6 +215,7 @@ export class EntryRegistry {
         inputs,
       };
       this.running++;
+      if (run.entry.sink.type === 'file') for (const wrote of this.readings) wrote.add(started);
       void run.done.then((outcome) => {
         this.running--;
         started.outcome = outcome;
@@ -346,18 +359,41 @@ export class EntryRegistry {
   /**
    * The files the `file` sinks of the scenarios running now write, each once, by the real path they were confined to
    * (launch.ts): a scenario reading one would read lines still being written, and lose them when it is compiled
-   * again. A scenario being deleted writes until its stop's flush ended, its last bytes on disk.
+   * again. A scenario being deleted writes until its stop's flush ended, its last bytes on disk. `wrote`: the
+   * writers a file's compile saw ({@link reading}); those ended since still count, as what it read may end in a cut
+   * line.
    */
-  writes(): ReadFile[] {
-    const writers = new Map<string, string[]>();
-    for (const started of [...this.unended(), ...this.flushing]) {
-      const { sink, id } = started.run.entry;
-      if (sink.type !== 'file') continue;
-      const scenarios = writers.get(sink.path) ?? [];
-      scenarios.push(`${started.id} (${id})${this.flushing.has(started) ? ', being deleted,' : ''}`);
-      writers.set(sink.path, scenarios);
+  writes(wrote: readonly StartedEntry[] = []): ReadFile[] {
+    const writing = this.writing();
+    const current = new Set(writing);
+    return [
+      ...filesOf(writing, (started) => (this.flushing.has(started) ? ', being deleted,' : ''), writersOf),
+      ...filesOf(
+        wrote.filter((started) => !current.has(started)),
+        () => '',
+        pastWritersOf,
+      ),
+    ];
+  }
+
+  /** The entries whose `file` sinks write now: those running, and those being deleted until their flush ended. */
+  private writing(): StartedEntry[] {
+    return [...this.unended(), ...this.flushing].filter((started) => started.run.entry.sink.type === 'file');
+  }
+
+  /**
+   * Runs `compile`, which reads a file's inputs (a csv_replay file…), and returns what it returns with the entries
+   * whose `file` sinks wrote meanwhile: running as it began, or started before it ended. Given to {@link writes} at
+   * the file's turn, they refuse it even if they ended by then.
+   */
+  async reading<T>(compile: () => Promise<T>): Promise<{ compiled: T; wrote: readonly StartedEntry[] }> {
+    const wrote = new Set(this.writing());
+    this.readings.add(wrote);
+    try {
+      return { compiled: await compile(), wrote: [...wrote] };
+    } finally {
+      this.readings.delete(wrote);
     }
-    return [...writers].map(([path, scenarios]) => ({ path, what: `the file that ${writersOf(scenarios)}` }));
   }
 
   /**
@@ -376,6 +412,26 @@ export class EntryRegistry {
     this.stopping = true;
     await Promise.all([...this.entries.keys()].map((id) => this.remove(id)));
   }
+}
+
+/**
+ * The files `writers`, entries with `file` sinks, write, each once, with what writes them: `named` says who, each
+ * writer as `<scenario id> (<entry id>)<note(writer)>`.
+ */
+function filesOf(
+  writers: readonly StartedEntry[],
+  note: (started: StartedEntry) => string,
+  named: (scenarios: readonly string[]) => string,
+): ReadFile[] {
+  const files = new Map<string, string[]>();
+  for (const started of writers) {
+    const { sink, id } = started.run.entry;
+    if (sink.type !== 'file') continue;
+    const scenarios = files.get(sink.path) ?? [];
+    scenarios.push(`${started.id} (${id})${note(started)}`);
+    files.set(sink.path, scenarios);
+  }
+  return [...files].map(([path, scenarios]) => ({ path, what: `the file that ${named(scenarios)}` }));
 }
 
 /**

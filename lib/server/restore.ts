@@ -40,7 +40,10 @@ export async function restoreScenarios(store: ScenarioStore, deps: ServerDeps): 
     await setImmediate();
     const where = `${store.dir}/${stored.key}.json`;
     try {
-      const file = await compileBody(stored.body, stored.format, deps);
+      // As a POST's: the writers of the files it reads, as it reads them, refuse it at its turn.
+      const { compiled: file, wrote } = await deps.registry.reading(() =>
+        compileBody(stored.body, stored.format, deps),
+      );
       const missing = [...stored.ids.keys()].filter((id) => !file.scenarios.some((entry) => entry.id === id));
       if (missing.length)
         throw new Error(`its body no longer has the entries ${missing.join(', ')} (has its catalog changed?)`);
@@ -61,7 +64,7 @@ export async function restoreScenarios(store: ScenarioStore, deps: ServerDeps): 
       const own = await serverDirectories(deps);
       // In turn with the POSTs served meanwhile, as they are with each other.
       count += await deps.registry.inTurn(async () => {
-        const neighbours = { registry: deps.registry, now: nowOf(deps)() };
+        const neighbours = { registry: deps.registry, wrote, now: nowOf(deps)() };
         const prepared = await prepareScenario(kept, deps.fileRoot, neighbours, own);
         return launchScenario(launched, prepared, stored.ids, gone).length;
       });

@@ -347,13 +347,14 @@ describe('a scenario reading a file a running scenario writes (below --file-root
     expect((await post(server, 'sub/load.csv')).statusCode).to.equal(201);
   });
 
-  it('is read when its writer, running as it was compiled, was deleted before its turn', async () => {
+  it('is refused when its writer, running as it was compiled, was deleted before its turn', async () => {
     const { root } = layout();
     const server = testServer({ deps: { fileRoot: root } });
     const writer = await server.postJson(
       '/scenarios',
       metric({ name: 'out', sink: { type: 'file', path: 'sub/load.csv' } }),
     );
+    const { id } = writer.json();
     const { registry } = server;
     // A turn held until the writer is gone, and the reader's ask for the next: compiled by then.
     let open!: () => void;
@@ -366,17 +367,43 @@ describe('a scenario reading a file a running scenario writes (below --file-root
       };
     });
     const reading = post(server, 'sub/load.csv');
-    // An answer before its turn (a check moved before it) is the failure this spec is for.
+    // An answer before its turn (a check moved before it) would not be this race.
     await Promise.race([queued, reading]);
-    expect((await server.request({ method: 'DELETE', url: `/scenarios/${writer.json().id}` })).statusCode).to.equal(
-      200,
-    );
+    expect((await server.request({ method: 'DELETE', url: `/scenarios/${id}` })).statusCode).to.equal(200);
     open();
     await held;
-    // Checked against the scenarios running at its turn, not those running as it was compiled.
-    const read = await reading;
-    expect(read.statusCode, read.body).to.equal(201);
+    // What it read was written as it read it, perhaps cut: before, nothing wrote the file at its turn, and it started.
+    expect((await reading).json()).to.deep.equal({
+      error: 'file_being_written',
+      detail: `the csv_replay file ${join(root, 'sub', 'load.csv')}: cannot read it: it is the file that scenario ${id} (out), ended since, wrote as it was read, which reading would take still growing, its last line perhaps cut. Read a copy, or start this scenario once nothing writes it`,
+    });
+    // Read again, with nothing writing it, it is started.
+    expect((await post(server, 'sub/load.csv')).statusCode).to.equal(201);
     expect(registry.unended().map((started) => started.name)).to.deep.equal(['load']);
+  });
+
+  it('counts as its writers those started while its file was read, ended by its turn', async () => {
+    const { root } = layout();
+    const server = testServer({ deps: { fileRoot: root } });
+    const { registry } = server;
+    let read!: () => void;
+    const reading = registry.reading(() => new Promise<void>((resolve) => (read = resolve)));
+    const writer = await server.postJson(
+      '/scenarios',
+      metric({ name: 'out', sink: { type: 'file', path: 'sub/load.csv' } }),
+    );
+    const { id } = writer.json();
+    expect((await server.request({ method: 'DELETE', url: `/scenarios/${id}` })).statusCode).to.equal(200);
+    read();
+    const { wrote } = await reading;
+    expect(registry.writes(wrote)).to.deep.equal([
+      {
+        path: join(root, 'sub', 'load.csv'),
+        what: `the file that scenario ${id} (out), ended since, wrote as it was read`,
+      },
+    ]);
+    // A compile that began once it was gone is not refused for it.
+    expect((await registry.reading(async () => undefined)).wrote).to.deep.equal([]);
   });
 
   it('looks at a file it reads no more often with a writer running than without, its own file sinks compared too', async () => {

@@ -85,12 +85,13 @@ export function scenarioRoutes(deps: ServerDeps): Router {
       .post('/', async (ctx) => {
         const { parseScenario } = require('../posted.js') as typeof import('../posted.js');
         const { launchScenario, prepareScenario } = require('../launch.js') as typeof import('../launch.js');
-        const posted = await parseScenario(ctx, deps);
+        // The writers of the files its compile reads, as it reads them: ended by its turn, they still refuse it.
+        const { compiled: posted, wrote } = await registry.reading(() => parseScenario(ctx, deps));
         const { serverDirectories } = require('../file-root.js') as typeof import('../file-root.js');
         const own = await serverDirectories(deps);
         // Checked against the running scenarios and started before another POST is checked.
         const { prepared, started } = await registry.inTurn(async () => {
-          const prepared = await prepareScenario(posted.file, deps.fileRoot, { registry, now: now() }, own);
+          const prepared = await prepareScenario(posted.file, deps.fileRoot, { registry, wrote, now: now() }, own);
           try {
             return { prepared, started: launchScenario(deps, prepared) };
           } catch (error) {
