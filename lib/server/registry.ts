@@ -407,10 +407,11 @@ export class EntryRegistry {
     return started;
   }
 
-  /** Starts draining, stops every entry and waits until every sink flushed. */
+  /** Starts draining, stops every entry and waits until every sink flushed, those of entries being deleted too. */
   async stopAll(): Promise<void> {
     this.stopping = true;
-    await Promise.all([...this.entries.keys()].map((id) => this.remove(id)));
+    const deleting = [...this.flushing].map((started) => started.run.done);
+    await Promise.all([...[...this.entries.keys()].map((id) => this.remove(id)), ...deleting]);
   }
 }
 

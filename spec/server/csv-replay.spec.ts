@@ -9,7 +9,7 @@ import { prepareAutostart } from '../../lib/server/autostart.js';
 import { metric } from '../support/scenarios.js';
 import { testServer } from '../support/server.js';
 import { temporaryDirectory } from '../support/directories.js';
-import { MemorySink } from '../support/sinks.js';
+import { HeldCloseSink, MemorySink } from '../support/sinks.js';
 
 const entry = (file: string) => ({
   signal_type: 'metrics',
@@ -25,24 +25,6 @@ const post = (server: Server, file: string) =>
     headers: { 'content-type': 'application/json' },
     payload: JSON.stringify(entry(file)),
   });
-
-/** A sink whose close (a stop's last flush) waits for `finish()`; `closing` settles once the close began. */
-class HeldCloseSink extends MemorySink {
-  private began!: () => void;
-  readonly closing = new Promise<void>((resolve) => (this.began = resolve));
-  private finished!: () => void;
-  private readonly done = new Promise<void>((resolve) => (this.finished = resolve));
-
-  finish(): void {
-    this.finished();
-  }
-
-  override async close(): Promise<void> {
-    this.began();
-    await this.done;
-    await super.close();
-  }
-}
 
 /** A file root holding load.csv, a CSV outside it, and a symlink leading there. */
 function layout() {

@@ -6,6 +6,8 @@ import { directory, temporaryDirectory } from '../support/directories.js';
 import { waitFor } from '../support/backends/ports.js';
 import { spawnServerProcess, startServerProcess } from '../support/server-process.js';
 import { testServer } from '../support/server.js';
+import { HeldCloseSink } from '../support/sinks.js';
+import { setImmediate } from 'node:timers/promises';
 
 /** What a cluster deployment needs of svc-server (docs/deploy.md): readiness while draining, a catalog, autostart. */
 
@@ -38,6 +40,20 @@ describe('svc-server in a deployment', () => {
       expect(draining.json().detail).to.match(/shutting down/);
       const live = await server.request({ method: 'GET', url: '/health' });
       expect([live.statusCode, live.json()]).to.deep.equal([200, { status: 'ok' }]);
+    });
+
+    it('waits, as it drains, for the flush of a scenario whose DELETE began before it', async () => {
+      const sink = new HeldCloseSink();
+      const server = testServer({ registry: { createSink: () => sink } });
+      const { id } = (await post(server, gaugeFile('deleted'))).json();
+      const deleting = server.request({ method: 'DELETE', url: `/scenarios/${id}` });
+      await sink.closing;
+      const stopping = server.registry.stopAll().then(() => sink.closes);
+      // Before, the drain took only the scenarios still listed, and was over with this one's sink still open.
+      expect(await Promise.race([stopping, setImmediate('flushing')])).to.equal('flushing');
+      sink.finish();
+      expect(await stopping).to.equal(1);
+      expect((await deleting).statusCode).to.equal(200);
     });
 
     it('refuses new scenarios with 503 once draining started, so nothing starts that the flush would miss', async () => {

@@ -46,6 +46,24 @@ export class MemorySink implements Sink {
   }
 }
 
+/** A sink whose close (a stop's last flush) waits for `finish()`; `closing` settles once the close began. */
+export class HeldCloseSink extends MemorySink {
+  private began!: () => void;
+  readonly closing = new Promise<void>((resolve) => (this.began = resolve));
+  private finished!: () => void;
+  private readonly done = new Promise<void>((resolve) => (this.finished = resolve));
+
+  finish(): void {
+    this.finished();
+  }
+
+  override async close(): Promise<void> {
+    this.began();
+    await this.done;
+    await super.close();
+  }
+}
+
 /** A {@link MemorySink} that acknowledges later, through `reports`, as a network sink does. */
 export class ReportingSink extends MemorySink {
   readonly reports = new Subject<SinkReport>();
