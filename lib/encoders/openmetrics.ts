@@ -244,7 +244,7 @@ const SAMPLE_NAME = /^[^{ ]+/;
 export function appendedAfter(chunk: EncodedBatch, last: string): EncodedBatch | string {
   if (last === '') return chunk;
   if (!OPENMETRICS_LINE.test(last))
-    return `its last line is not OpenMetrics (${show(last)}): the file holds another encoder's lines, where an OpenMetrics reader would stop. Give this event another path`;
+    return `its last line is not OpenMetrics (${show(last)}): the file holds another encoder's lines, where an OpenMetrics reader would stop`;
   // The encoder's chunks are Buffers (TextMetricEncoder); its metadata lines come first.
   const data = chunk.data as Buffer;
   const lines = data.toString().split('\n');

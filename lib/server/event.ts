@@ -143,12 +143,16 @@ export function appendedEvent(chunk: EncodedBatch, type: string, path: string, g
   );
   const last = lastLine(tail, trailer);
   const written = endedOtherwise
-    ? `its last line is ${JSON.stringify(endedOtherwise.trailer!.trimEnd())}: ${endedBy({ trailer: endedOtherwise.trailer, encoder: endedOtherwise.type }, { trailer, encoder: type })}. Give this event another path`
+    ? `its last line is ${JSON.stringify(endedOtherwise.trailer!.trimEnd())}: ${endedBy({ trailer: endedOtherwise.trailer, encoder: endedOtherwise.type }, { trailer, encoder: type })}`
     : appended && last !== undefined
       ? appended(chunk, last)
       : chunk;
   if (typeof written === 'string')
-    throw new HttpError(422, 'file_sink_cannot_open', `sink.path: cannot open ${given}: ${written}`);
+    throw new HttpError(
+      422,
+      'file_sink_cannot_open',
+      `sink.path: cannot open ${given}: ${written}. Give this event another path`,
+    );
   return written;
 }
 
