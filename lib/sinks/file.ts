@@ -22,8 +22,9 @@ import { DEFAULT_FLUSH_TIMEOUT } from './core/sink-core.js';
 import type { Sink } from '../../operators/deliver.js';
 import { streamSink } from './core/stream-sink.js';
 import { openRealFile } from '../real-file.js';
-import { type Encoding, openFiles as open, sharedFileRefusal } from './core/shared-files.js';
-import { LINE_FEED, trailerAt } from './core/file-tail.js';
+import { type Encoding, type SharedFile, openFiles as open, sharedFileRefusal } from './core/shared-files.js';
+import { LINE_FEED, fileTail, lastLine, trailerAt } from './core/file-tail.js';
+import type { EncodedBatch } from '../../operators/model/batch.js';
 
 export interface FileSinkOptions {
   readonly path: string;
@@ -31,6 +32,11 @@ export interface FileSinkOptions {
   readonly append?: boolean;
   /** Written once when the last sink on the file closes (see StreamSinkOptions). */
   readonly trailer?: string;
+  /**
+   * How a chunk of its encoder follows a file's last line (the encoder kind's `appended`): appending below the
+   * server's file root, the first chunk written to the file follows the line it ended with ({@link following}).
+   */
+  readonly appended?: (chunk: EncodedBatch, last: string) => EncodedBatch | string;
   /** `path` is a real path the server checked below its file root: opened only if it still is ({@link openRealFile}). */
   readonly realPath?: boolean;
   /** Each chunk is one document: a cut one counts dropped whole (see StreamSinkOptions). */
@@ -68,17 +74,19 @@ export function fileSink({
   path,
   append = false,
   trailer,
+  appended,
   realPath = false,
   wholeChunks,
   encoder,
   scheduler = asyncScheduler,
 }: FileSinkOptions): Sink {
-  const file = share(path, append, realPath, { trailer, encoder }, scheduler);
+  const file = share(path, append, realPath, { trailer, encoder }, appended, scheduler);
   return streamSink({
     name: 'file',
     target: path,
     stream: file.stream,
     trailer,
+    written: file.written,
     wholeChunks,
     finish: file.release,
     explain: (cause) => fileError(path, cause),
@@ -87,14 +95,19 @@ export function fileSink({
   });
 }
 
-/** The write stream of `path`, shared with every sink using it now; `release` when done with it. */
+/**
+ * The write stream of `path`, shared with every sink using it now; `release` when done with it. `written`: what the
+ * first chunk written to it becomes, appended below the file root, as `appended` says after the line the file ended
+ * with ({@link following}).
+ */
 function share(
   path: string,
   append: boolean,
   realPath: boolean,
   encoding: Encoding,
+  appended: FileSinkOptions['appended'],
   scheduler: SchedulerLike,
-): { stream: Writable; release: () => Promise<void> } {
+): { stream: Writable; release: () => Promise<void>; written?: (chunk: EncodedBatch) => EncodedBatch | string } {
   const refusal = sharedFileRefusal(path, encoding);
   if (refusal) return { stream: new Writable().destroy(new Error(refusal)), release: async () => undefined };
   const { trailer } = encoding;
@@ -107,10 +120,18 @@ function share(
     const opening = firstOpening(path, append, realPath, trailer);
     const closing = file?.closed?.catch(() => undefined);
     const stream = openStream(path, realPath, closing ? afterClose(closing, opening, scheduler) : opening);
-    open.set(key, (file = { stream, encoding, users: 0 }));
+    // The end of a file a sink of this process is closing is not there yet: its first chunk is written as it is.
+    const follows = append && realPath && appended && !closing ? following(path, encoding, appended) : undefined;
+    open.set(key, (file = { stream, encoding, users: 0, following: follows }));
   }
   file.users++;
   const shared = file;
+  // Whichever sink writes first: the chunks written after it follow it, not the file's old last line.
+  const written = (chunk: EncodedBatch) => {
+    const first = shared.following;
+    shared.following = undefined;
+    return first ? first(chunk) : chunk;
+  };
   // Called once per sink: SinkCore's close runs its driver's release once; the last in the turn its sink leaves
   // the stream (lib/sinks/core/stream-sink.ts), so that no sink joins the stream once it is ending.
   const release = async (): Promise<void> => {
@@ -122,7 +143,30 @@ function share(
       if (open.get(key) === shared) open.delete(key);
     }
   };
-  return { stream: file.stream, release };
+  return { stream: file.stream, release, ...(file.following && { written }) };
+}
+
+/**
+ * What the first chunk appended to the file at `path` (a real path below the file root) becomes after the last line
+ * it has before its trailer, as `appended` says (openmetrics: without the metadata of the family of that line, which a
+ * scenario svc-server starts again from --state wrote before the restart), or the warning of why it is written as it
+ * is. The line is read now, as POST /events reads it ({@link fileTail}), before the stream opens, which may be after
+ * the first write; none when it cannot be read (the file write-only, the line over 64 KiB): the chunk as it is.
+ */
+function following(
+  path: string,
+  { trailer }: Encoding,
+  appended: NonNullable<FileSinkOptions['appended']>,
+): SharedFile['following'] {
+  const tail = fileTail(path);
+  const last = tail && lastLine(tail, trailer);
+  if (last === undefined) return undefined;
+  return (chunk) => {
+    const adapted = appended(chunk, last);
+    return typeof adapted === 'string'
+      ? `file sink: appending to ${path}: ${adapted}. The scenario appends to it all the same, its # TYPE and # HELP lines included; give it another path for a file that OpenMetrics readers read whole`
+      : adapted;
+  };
 }
 
 /** Ends `stream` and waits for its file to close; rejects with the stream's failure. */

@@ -14,6 +14,7 @@ import { DEFAULT_FLUSH_TIMEOUT } from '../../lib/sinks/core/sink-core.js';
 import { openFiles } from '../../lib/sinks/core/shared-files.js';
 import type { SinkReport } from '../../operators/deliver.js';
 import { runEntry } from '../../lib/runtime/run-entry.js';
+import { appendedAfter } from '../../lib/encoders/openmetrics.js';
 import { metricEntry } from '../support/entries.js';
 import { temporaryDirectory } from '../support/directories.js';
 
@@ -30,6 +31,9 @@ async function pipeWithReader(path: string): Promise<{ ended: Promise<string>; e
   await delay(200); // cat waits in its open for a writer
   return { ended, exitCode: () => reader.exitCode };
 }
+
+/** A chunk of the openmetrics encoder, whose chunks are Buffers (its kind's `appended` cuts them). */
+const openMetricsChunk = (text: string) => chunk(Buffer.from(text));
 
 describe('fileSink', () => {
   let dir: string;
@@ -233,6 +237,57 @@ describe('fileSink', () => {
     } finally {
       spawnSync('chattr', ['-a', path]);
     }
+  });
+
+  it("appending below the server's file root, the first chunk written follows the file's last line as its encoder's `appended` says: no metadata again after its family's line", async () => {
+    // A scenario svc-server starts again from --state: before, its metadata came again after its samples, which the
+    // strict OpenMetrics parsers refuse ("Received metadata after samples").
+    const path = join(dir, 'out.om');
+    await writeFile(path, '# TYPE jobs gauge\njobs 1 0\n# EOF\n');
+    const options = { path, append: true, trailer: '# EOF\n', realPath: true, appended: appendedAfter } as const;
+    const first = fileSink(options);
+    // Another sink on the file, as the entries of a run share it: only the chunk written first follows that line.
+    const second = fileSink(options);
+    const reports: SinkReport[] = [];
+    first.reports!.subscribe((report) => reports.push(report));
+    first.write(openMetricsChunk('# TYPE jobs gauge\njobs 2 1\n'));
+    second.write(openMetricsChunk('# TYPE jobs gauge\njobs 3 2\n'));
+    await Promise.all([first.close(), second.close()]);
+    expect(await readFile(path, 'utf8')).to.equal(
+      '# TYPE jobs gauge\njobs 1 0\njobs 2 1\n# TYPE jobs gauge\njobs 3 2\n# EOF\n',
+    );
+    expect(reports.filter((report) => report.kind !== 'delivered')).to.deep.equal([]);
+    expect(reports).to.deep.include({ kind: 'delivered', size: 1, bytes: 'jobs 2 1\n'.length });
+
+    // Not appending (a run's start), or outside the file root (svc run's workers), the chunk is written as it is.
+    for (const other of [{ append: false }, { realPath: false }]) {
+      await writeFile(path, '# TYPE jobs gauge\njobs 1 0\n');
+      const sink = fileSink({ ...options, ...other });
+      sink.write(openMetricsChunk('# TYPE jobs gauge\njobs 2 1\n'));
+      await sink.close();
+      expect(await readFile(path, 'utf8'), JSON.stringify(other)).to.match(/# TYPE jobs gauge\njobs 2 1\n# EOF\n$/);
+    }
+  });
+
+  it("appending below the server's file root to a file whose last line its encoder's `appended` refuses, writes the chunk as it is and warns, once", async () => {
+    // A restored scenario keeps running; its log says the file is no longer one OpenMetrics readers read whole.
+    const path = join(dir, 'mixed.om');
+    await writeFile(path, '{"time":"2026-01-01T00:00:00Z","message":"up"}\n');
+    const sink = fileSink({ path, append: true, trailer: '# EOF\n', realPath: true, appended: appendedAfter });
+    const reports: SinkReport[] = [];
+    sink.reports!.subscribe((report) => reports.push(report));
+    sink.write(openMetricsChunk('# TYPE jobs gauge\njobs 2 1\n'));
+    sink.write(openMetricsChunk('jobs 3 2\n'));
+    await sink.close();
+    expect(await readFile(path, 'utf8')).to.equal(
+      '{"time":"2026-01-01T00:00:00Z","message":"up"}\n# TYPE jobs gauge\njobs 2 1\njobs 3 2\n# EOF\n',
+    );
+    expect(reports.filter((report) => report.kind === 'warning')).to.deep.equal([
+      {
+        kind: 'warning',
+        message: `file sink: appending to ${path}: its last line is not OpenMetrics ("{\\"time\\":\\"2026-01-01T00:00:00Z\\",\\"message\\":\\"up\\"}"): the file holds another encoder's lines, where an OpenMetrics reader would stop. The scenario appends to it all the same, its # TYPE and # HELP lines included; give it another path for a file that OpenMetrics readers read whole`,
+      },
+    ]);
   });
 
   it("appending below the server's file root, ends a last line cut short before writing: the first line is not glued to it", async () => {

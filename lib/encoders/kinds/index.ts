@@ -61,19 +61,26 @@ export function encoderKindOf(type: unknown): EncoderKind<string, EncoderConfig>
 }
 
 /** What a sink is told of the encoder whose chunks it takes ({@link encoderSinkDeps}). */
-export interface EncoderSinkDeps extends Pick<EncoderKind, 'trailer' | 'join' | 'wholeChunks'> {
+export interface EncoderSinkDeps extends Pick<EncoderKind, 'trailer' | 'appended' | 'join' | 'wholeChunks'> {
   readonly encoder: string;
 }
 
 /**
  * What a sink is told of encoder `type`, whose chunks it takes: its type (the http_push body type), how its chunks
- * join, the trailer a stream of it ends with (openmetrics `# EOF`), whether each chunk is one document (zipkin_json).
+ * join, the trailer a stream of it ends with (openmetrics `# EOF`) and how a chunk of it follows a file's last line
+ * (openmetrics: its metadata left out after its family's line), whether each chunk is one document (zipkin_json).
  * Its type and trailer are also what a file's lines are, which the file sinks sharing it compare
  * (lib/sinks/core/shared-files.ts).
  */
 export function encoderSinkDeps(type: string): EncoderSinkDeps {
   const kind = encoderKindOf(type);
-  return { encoder: type, trailer: kind?.trailer, join: kind?.join, wholeChunks: kind?.wholeChunks };
+  return {
+    encoder: type,
+    trailer: kind?.trailer,
+    appended: kind?.appended,
+    join: kind?.join,
+    wholeChunks: kind?.wholeChunks,
+  };
 }
 
 /** Why encoder `type` cannot write a native-only histogram, or undefined when it writes native histograms. */

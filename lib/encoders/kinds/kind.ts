@@ -50,9 +50,10 @@ export interface EncoderKind<Type extends string = string, Config extends { type
    */
   readonly trailer?: string;
   /**
-   * A chunk of this encoding as it is appended to a file whose last line (before its trailer) is `last` (POST
-   * /events), or why it cannot be, as the end of a sentence: openmetrics leaves out its family's metadata after a
-   * line of that family, and refuses to follow a line that is not OpenMetrics. Absent: the chunk as it is.
+   * A chunk of this encoding as it is appended to a file whose last line (before its trailer) is `last` (an event of
+   * POST /events; the first chunk of a `file` sink appending, a scenario svc-server starts again from --state), or
+   * why it cannot be, as the end of a sentence: openmetrics leaves out its family's metadata after a line of that
+   * family, and refuses to follow a line that is not OpenMetrics. Absent: the chunk as it is.
    */
   readonly appended?: (chunk: EncodedBatch, last: string) => EncodedBatch | string;
   /**

@@ -27,8 +27,9 @@ export function eventRoutes(deps: ServerDeps): Router {
     const started = performance.now();
     const decoded = decodeEvent(jsonBody(ctx));
     // The trailer (openmetrics `# EOF`) only where the next event cuts it: a file. On stdout, which nothing cuts,
-    // each event's would stay in the middle of the stream.
-    const { trailer, ...encoder } = encoderSinkDeps(decoded.encoder.type);
+    // each event's would stay in the middle of the stream. Not `appended`: appendedEvent applies it, refusing before
+    // the sink writes.
+    const { trailer, appended: _, ...encoder } = encoderSinkDeps(decoded.encoder.type);
     const encoding = decoded.sink.type === 'file' ? { ...encoder, trailer } : encoder;
     const own = await serverDirectories(deps);
     // Only a file sink is checked against the files the running scenarios read: an event to any other costs no look.

@@ -5,6 +5,7 @@
  */
 import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
+import type { EncodedBatch } from '../../../operators/model/batch.js';
 
 /** What the lines of a file are: the trailer it ends with, and the encoder writing them (as messages name it). */
 export interface Encoding {
@@ -18,6 +19,11 @@ export interface SharedFile {
   /** What its first sink writes: every other sink on it writes the same ({@link sharedFileRefusal}). */
   readonly encoding: Encoding;
   users: number;
+  /**
+   * What the first chunk written to it becomes after the line the file ended with (appended to, lib/sinks/file.ts),
+   * or why it is written as it is; gone once a chunk is written.
+   */
+  following?: (chunk: EncodedBatch) => EncodedBatch | string;
   /** Set once its last sink left: done when its stream has ended (the trailer written) and its file is closed. */
   closed?: Promise<void>;
 }

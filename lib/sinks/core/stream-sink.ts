@@ -39,6 +39,11 @@ export interface StreamSinkOptions {
    * writing to this stream to close, if none of them failed.
    */
   readonly trailer?: string;
+  /**
+   * What a chunk becomes as it is written (a file appended to: the openmetrics chunk without the metadata its family
+   * has at the file's end; see lib/sinks/file.ts), or why it is written as it is, which the sink warns of.
+   */
+  readonly written?: (chunk: EncodedBatch) => EncodedBatch | string;
 }
 
 /** The sinks open on one stream (a file shared by entries, stdout) and the trailer it ends with. */
@@ -97,7 +102,16 @@ export function streamSink(options: StreamSinkOptions): Sink {
     closedDetail: `cannot write ${target}: the sink is closed`,
     highWaterMark: Infinity,
   });
-  return core.attach(new StreamDriver(core, options));
+  const sink = core.attach(new StreamDriver(core, options));
+  const { written } = options;
+  if (!written) return sink;
+  const write = (chunk: EncodedBatch): void | Promise<void> => {
+    const adapted = written(chunk);
+    if (typeof adapted !== 'string') return sink.write(adapted);
+    core.warn(adapted);
+    return sink.write(chunk);
+  };
+  return { write, flush: sink.flush, close: sink.close, reports: sink.reports };
 }
 
 /** Writes chunks to the stream; the stream's own buffer is the backpressure. */

@@ -15,6 +15,7 @@ export const fileKind = defineSink({
       path: config.path,
       append: deps.appendFiles,
       trailer: deps.trailer,
+      appended: deps.appended,
       realPath: deps.realPaths,
       wholeChunks: deps.wholeChunks,
       encoder: deps.encoder,

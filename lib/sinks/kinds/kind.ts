@@ -3,6 +3,7 @@ import type { Codec } from '../../language/combinators.js';
 import type { SignalFamily, SignalType } from '../../language/types.js';
 import type { Feature } from '../../features.js';
 import type { Sink } from '../../../operators/deliver.js';
+import type { EncodedBatch } from '../../../operators/model/batch.js';
 
 /** What a sink factory gets besides its configuration. */
 export interface SinkDeps {
@@ -21,6 +22,8 @@ export interface SinkDeps {
   readonly realPaths?: boolean;
   /** Text a `file` or `stdout` stream ends with, once: the encoder kind's `trailer` (openmetrics `# EOF`). */
   readonly trailer?: string;
+  /** How a chunk follows a file's last line: the encoder kind's `appended`, which a `file` sink appending applies. */
+  readonly appended?: (chunk: EncodedBatch, last: string) => EncodedBatch | string;
   /** Each chunk is one document, read only whole: the encoder kind's `wholeChunks` (zipkin_json). */
   readonly wholeChunks?: boolean;
   /**
