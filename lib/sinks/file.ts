@@ -23,7 +23,8 @@ import type { Sink } from '../../operators/deliver.js';
 import { streamSink } from './core/stream-sink.js';
 import { openRealFile } from '../real-file.js';
 import { type Encoding, type SharedFile, openFiles as open, sharedFileRefusal } from './core/shared-files.js';
-import { LINE_FEED, fileTail, lastLine, trailerAt } from './core/file-tail.js';
+import { LINE_FEED, cutShort, fileTail, lastLine, trailerAt } from './core/file-tail.js';
+import { show } from '../language/problems.js';
 import type { EncodedBatch } from '../../operators/model/batch.js';
 
 export interface FileSinkOptions {
@@ -160,12 +161,16 @@ function following(
 ): SharedFile['following'] {
   const tail = fileTail(path);
   const last = tail && lastLine(tail, trailer);
-  if (last === undefined) return undefined;
+  if (tail === undefined || last === undefined) return undefined;
+  // Refused, a line cut short is no other encoder's: it is what a kill in the middle of a write left.
+  const cut = cutShort(tail, trailer);
   return (chunk) => {
     const adapted = appended(chunk, last);
-    return typeof adapted === 'string'
-      ? `file sink: appending to ${path}: ${adapted}. The scenario appends to it all the same, its # TYPE and # HELP lines included; give it another path for a file that OpenMetrics readers read whole`
+    if (typeof adapted !== 'string') return adapted;
+    const why = cut
+      ? `its last line is cut short (${show(last)}, no line break ends it: svc killed in the middle of a write?), where an OpenMetrics reader would stop`
       : adapted;
+    return `file sink: appending to ${path}: ${why}. The scenario appends to it all the same, its # TYPE and # HELP lines included; give it another path for a file that OpenMetrics readers read whole`;
   };
 }
 

@@ -290,6 +290,26 @@ describe('fileSink', () => {
     ]);
   });
 
+  it("appending below the server's file root to a file whose last line a kill cut short, which its encoder's `appended` refuses, warns that it is cut short, not another encoder's", async () => {
+    // svc-server killed in the middle of a write, then started again from --state: no other tool wrote the file.
+    const path = join(dir, 'cut.om');
+    await writeFile(path, '# TYPE jobs gauge\njobs 1 0\njo');
+    const sink = fileSink({ path, append: true, trailer: '# EOF\n', realPath: true, appended: appendedAfter });
+    const reports: SinkReport[] = [];
+    sink.reports!.subscribe((report) => reports.push(report));
+    sink.write(openMetricsChunk('# TYPE jobs gauge\njobs 2 1\n'));
+    await sink.close();
+    expect(await readFile(path, 'utf8')).to.equal(
+      '# TYPE jobs gauge\njobs 1 0\njo\n# TYPE jobs gauge\njobs 2 1\n# EOF\n',
+    );
+    expect(reports.filter((report) => report.kind === 'warning')).to.deep.equal([
+      {
+        kind: 'warning',
+        message: `file sink: appending to ${path}: its last line is cut short ("jo", no line break ends it: svc killed in the middle of a write?), where an OpenMetrics reader would stop. The scenario appends to it all the same, its # TYPE and # HELP lines included; give it another path for a file that OpenMetrics readers read whole`,
+      },
+    ]);
+  });
+
   it("appending below the server's file root, ends a last line cut short before writing: the first line is not glued to it", async () => {
     // An earlier run killed in the middle of a write (kill -9, an OOM kill), then started again from --state.
     const path = join(dir, 'out.jsonl');

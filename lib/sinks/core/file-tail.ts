@@ -66,9 +66,23 @@ export function fileTail(path: string): FileTail | undefined {
  * empty file; undefined when the line began before the tail (longer than {@link TAIL_BYTES}).
  */
 export function lastLine({ bytes, whole }: FileTail, trailer: string | undefined): string | undefined {
-  const end = bytes.length - trailerAt(bytes, Buffer.from(trailer ?? ''));
+  const end = linesEnd(bytes, trailer);
   const body = bytes.subarray(0, bytes.at(end - 1) === LINE_FEED ? end - 1 : end);
   const start = body.lastIndexOf(LINE_FEED) + 1;
   if (start === 0 && !whole) return undefined;
   return body.subarray(start).toString();
+}
+
+/**
+ * Whether the last line of `tail` before `trailer` was cut short: no line feed ends it, as a process killed in the
+ * middle of a write leaves it (file.ts ends it before appending). An empty file has no line to cut.
+ */
+export function cutShort({ bytes }: FileTail, trailer: string | undefined): boolean {
+  const end = linesEnd(bytes, trailer);
+  return end > 0 && bytes[end - 1] !== LINE_FEED;
+}
+
+/** Where the lines of `bytes`, a file's end, end: before its `trailer` (with or without its line feed). */
+function linesEnd(bytes: Buffer, trailer: string | undefined): number {
+  return bytes.length - trailerAt(bytes, Buffer.from(trailer ?? ''));
 }
