@@ -447,12 +447,12 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
    */
   const writeExemplar = (exemplars: ExemplarRows, k: number, at: number): number => {
     const row = exemplars.rows[k]!;
-    const { anchor, offset } = columns;
-    const ms = timestampAt(anchor, offset, row);
+    // Its row's line was written last: its millisecond is the stamp's.
+    const ms = lastMs;
     const exemplarMs = exemplars.timestamp[k]!;
     // Its timestamp is most often its row's: the line's stamp, which ends with the line feed, then serves ('').
     const ownStamp =
-      exemplarMs !== ms || (exactTimes && nanosecondsWithin(anchor, offset, row, ms) !== 0)
+      exemplarMs !== ms || (exactTimes && nanosecondsWithin(columns.anchor, columns.offset, row, ms) !== 0)
         ? format.stamp(exemplarMs, 0)
         : '';
     const value = exemplars.value[k]!;
