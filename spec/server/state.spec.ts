@@ -825,14 +825,17 @@ scenarios:
       expect((await list(server.base)).map((s) => s.id)).to.deep.equal([ids[1]]);
     });
 
-    it('appends to the file of a scenario it starts again: what it wrote before the restart stays', async () => {
-      // Before, the restarted scenario opened its file as a new run does, emptying it: a rolled pod lost all its output.
+    /**
+     * Posts a gauge writing `file` below a file root with `fields` (its encoder), lets it write, stops the server with
+     * SIGTERM and starts it again on its state: the file's text, and what it held before the restart.
+     */
+    const restartedFileScenario = async (file: string, fields: string) => {
       const dir = stateDir();
       const root = temporaryDirectory('svc-root-');
-      const out = join(root, 'out.jsonl');
+      const out = join(root, file);
       const args = ['--state', dir, '--file-root', root];
       server = await startServerProcess({ args, quiet: true });
-      const body = `${gauge('filed_total').replace('sink: { type: stdout }', `sink: { type: file, path: ${out} }`)}encoder: { type: json_lines }\n`;
+      const body = `${gauge('filed').replace('sink: { type: stdout }', `sink: { type: file, path: ${out} }`)}${fields}`;
       const posted = await fetch(`${server.base}/scenarios`, {
         method: 'POST',
         headers: { 'content-type': 'text/yaml' },
@@ -844,36 +847,22 @@ scenarios:
       server.child.kill('SIGTERM');
       expect(await server.exited).to.equal(0);
       const before = text();
-
       server = await restarted({ args });
       await waitFor('lines written after the restart', () => text().length > before.length || undefined, 10_000);
+      return { text, before };
+    };
+
+    it('appends to the file of a scenario it starts again: what it wrote before the restart stays', async () => {
+      // Before, the restarted scenario opened its file as a new run does, emptying it: a rolled pod lost all its output.
+      const { text, before } = await restartedFileScenario('out.jsonl', 'encoder: { type: json_lines }\n');
       expect(text().startsWith(before), 'the file begins with what was written before the restart').to.equal(true);
     });
 
     it("appends to the file of an openmetrics scenario it starts again without its family's metadata: the strict parser reads the file", async () => {
       // Before, the restarted run wrote `# TYPE`/`# HELP` again after the samples: "Received metadata after samples".
-      const dir = stateDir();
-      const root = temporaryDirectory('svc-root-');
-      const out = join(root, 'out.om');
-      const args = ['--state', dir, '--file-root', root];
-      server = await startServerProcess({ args, quiet: true });
-      const body = `${gauge('filed').replace('sink: { type: stdout }', `sink: { type: file, path: ${out} }`)}help: Filed.\nencoder: { type: openmetrics }\n`;
-      const posted = await fetch(`${server.base}/scenarios`, {
-        method: 'POST',
-        headers: { 'content-type': 'text/yaml' },
-        body,
-      });
-      expect(posted.status, await posted.clone().text()).to.equal(201);
-      const text = () => readFileSync(out, 'utf8');
-      await waitFor('samples in the file', () => text().split('\n').length > 5 || undefined, 10_000);
-      server.child.kill('SIGTERM');
-      expect(await server.exited).to.equal(0);
-      const before = text();
-
-      server = await restarted({ args });
-      await waitFor('samples written after the restart', () => text().length > before.length || undefined, 10_000);
-      server.child.kill('SIGTERM');
-      expect(await server.exited).to.equal(0);
+      const { text } = await restartedFileScenario('out.om', 'help: Filed.\nencoder: { type: openmetrics }\n');
+      server!.child.kill('SIGTERM');
+      expect(await server!.exited).to.equal(0);
       expect(text().match(/^# (TYPE|HELP) .*$/gm)).to.deep.equal(['# TYPE filed gauge', '# HELP filed Filed.']);
       // In whole seconds: Debian's client (0.16) takes 2.1 after 1.5 for time going backwards, comparing the fractions
       // alone when the seconds differ (prometheus/client_python#1037).
