@@ -238,13 +238,16 @@ const SAMPLE_NAME = /^[^{ ]+/;
  * `appended`): without its family's metadata when `last` is of that family (its metadata, or a sample with one of the
  * chunk's sample names), as OpenMetrics wants the metadata once, before the family's samples; whole after another
  * family's line, as the start of a new family. A line that is no OpenMetrics (another encoder's: `{"time":…}`) is
- * refused: an OpenMetrics reader would stop there. The earlier lines of the file are not read: a family that is not
+ * refused: an OpenMetrics reader would stop there; `cut` short (no line feed ends it), it is what a kill in the middle
+ * of a write left, no other encoder's, and the refusal says so. The earlier lines of the file are not read: a family that is not
  * the last but appears earlier gets its metadata again, which strict parsers refuse ("Clashing name").
  */
-export function appendedAfter(chunk: EncodedBatch, last: string): EncodedBatch | string {
+export function appendedAfter(chunk: EncodedBatch, last: string, cut: boolean): EncodedBatch | string {
   if (last === '') return chunk;
   if (!OPENMETRICS_LINE.test(last))
-    return `its last line is not OpenMetrics (${show(last)}): the file holds another encoder's lines, where an OpenMetrics reader would stop`;
+    return cut
+      ? `its last line is cut short (${show(last)}, no line break ends it: svc killed in the middle of a write?), where an OpenMetrics reader would stop`
+      : `its last line is not OpenMetrics (${show(last)}): the file holds another encoder's lines, where an OpenMetrics reader would stop`;
   // The encoder's chunks are Buffers (TextMetricEncoder); its metadata lines come first.
   const data = chunk.data as Buffer;
   const lines = data.toString().split('\n');

@@ -24,7 +24,6 @@ import { streamSink } from './core/stream-sink.js';
 import { openRealFile } from '../real-file.js';
 import { type Encoding, type SharedFile, openFiles as open, sharedFileRefusal } from './core/shared-files.js';
 import { LINE_FEED, cutShort, fileTail, lastLine, trailerAt } from './core/file-tail.js';
-import { show } from '../language/problems.js';
 import type { EncodedBatch } from '../../operators/model/batch.js';
 
 export interface FileSinkOptions {
@@ -37,7 +36,7 @@ export interface FileSinkOptions {
    * How a chunk of its encoder follows a file's last line (the encoder kind's `appended`): appending below the
    * server's file root, the first chunk written to the file follows the line it ended with ({@link following}).
    */
-  readonly appended?: (chunk: EncodedBatch, last: string) => EncodedBatch | string;
+  readonly appended?: (chunk: EncodedBatch, last: string, cut: boolean) => EncodedBatch | string;
   /** `path` is a real path the server checked below its file root: opened only if it still is ({@link openRealFile}). */
   readonly realPath?: boolean;
   /** Each chunk is one document: a cut one counts dropped whole (see StreamSinkOptions). */
@@ -162,15 +161,12 @@ function following(
   const tail = fileTail(path);
   const last = tail && lastLine(tail, trailer);
   if (tail === undefined || last === undefined) return undefined;
-  // Refused, a line cut short is no other encoder's: it is what a kill in the middle of a write left.
   const cut = cutShort(tail, trailer);
   return (chunk) => {
-    const adapted = appended(chunk, last);
-    if (typeof adapted !== 'string') return adapted;
-    const why = cut
-      ? `its last line is cut short (${show(last)}, no line break ends it: svc killed in the middle of a write?), where an OpenMetrics reader would stop`
+    const adapted = appended(chunk, last, cut);
+    return typeof adapted === 'string'
+      ? `file sink: appending to ${path}: ${adapted}. The scenario appends to it all the same, its # TYPE and # HELP lines included; give it another path for a file that OpenMetrics readers read whole`
       : adapted;
-    return `file sink: appending to ${path}: ${why}. The scenario appends to it all the same, its # TYPE and # HELP lines included; give it another path for a file that OpenMetrics readers read whole`;
   };
 }
 

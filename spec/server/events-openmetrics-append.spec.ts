@@ -150,6 +150,30 @@ describe('POST /events appending openmetrics to a file', () => {
     expect(await readFile(om, 'utf8')).to.equal(exposition);
   });
 
+  it('a file whose last line a kill cut short, which is no OpenMetrics, is refused, 422 saying it is cut short, not that another encoder wrote it', async () => {
+    // svc killed in the middle of a write: the file is svc's own, its last line ends without a line break.
+    const path = join(dir, 'cut.om');
+    const cut = '# TYPE jobs gauge\njobs 1 0\njo';
+    await writeFile(path, cut);
+    const res = await post(path, 'jobs', 2);
+    expect(res.statusCode, res.body).to.equal(422);
+    // Before: "its last line is not OpenMetrics ("jo"): the file holds another encoder's lines, …".
+    expect(res.json()).to.deep.equal({
+      error: 'file_sink_cannot_open',
+      detail: `sink.path: cannot open ${path}: its last line is cut short ("jo", no line break ends it: svc killed in the middle of a write?), where an OpenMetrics reader would stop. Give this event another path`,
+    });
+    expect(await readFile(path, 'utf8')).to.equal(cut);
+  });
+
+  it('a last line without a line break that is OpenMetrics is ended with one, and the event follows it', async () => {
+    const path = join(dir, 'unended.om');
+    await writeFile(path, '# TYPE jobs gauge\njobs 1 0');
+    await postAll(path, [['jobs', 2]]);
+    const text = await readFile(path, 'utf8');
+    expect(text).to.equal('# TYPE jobs gauge\njobs 1 0\njobs{env="ci"} 2 0\n# EOF\n');
+    expect(strictOpenMetricsCheck(text)).to.equal('ok');
+  });
+
   it('a line that ends with # EOF but is not it (a log message) refuses nothing: the next event goes after it', async () => {
     const path = join(dir, 'app.log');
     const logged = '<14>1 1970-01-01T00:00:00.000Z ci svc - - - done # EOF\n';

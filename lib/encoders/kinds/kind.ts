@@ -53,9 +53,10 @@ export interface EncoderKind<Type extends string = string, Config extends { type
    * A chunk of this encoding as it is appended to a file whose last line (before its trailer) is `last` (an event of
    * POST /events; the first chunk of a `file` sink appending, a scenario svc-server starts again from --state), or
    * why it cannot be, as the end of a sentence: openmetrics leaves out its family's metadata after a line of that
-   * family, and refuses to follow a line that is not OpenMetrics. Absent: the chunk as it is.
+   * family, and refuses to follow a line that is not OpenMetrics, saying it is `cut` short (no line feed ends it) when
+   * it is. Absent: the chunk as it is.
    */
-  readonly appended?: (chunk: EncodedBatch, last: string) => EncodedBatch | string;
+  readonly appended?: (chunk: EncodedBatch, last: string, cut: boolean) => EncodedBatch | string;
   /**
    * Each chunk is one document (zipkin_json: one JSON array of its spans): a chunk cut short is read by no reader, so
    * a `file` sink whose write failed midway counts that chunk dropped whole, not the records of it that landed.

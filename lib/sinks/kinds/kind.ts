@@ -23,7 +23,7 @@ export interface SinkDeps {
   /** Text a `file` or `stdout` stream ends with, once: the encoder kind's `trailer` (openmetrics `# EOF`). */
   readonly trailer?: string;
   /** How a chunk follows a file's last line: the encoder kind's `appended`, which a `file` sink appending applies. */
-  readonly appended?: (chunk: EncodedBatch, last: string) => EncodedBatch | string;
+  readonly appended?: (chunk: EncodedBatch, last: string, cut: boolean) => EncodedBatch | string;
   /** Each chunk is one document, read only whole: the encoder kind's `wholeChunks` (zipkin_json). */
   readonly wholeChunks?: boolean;
   /**
