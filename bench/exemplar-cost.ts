@@ -103,14 +103,16 @@ const slice = (worker: Worker, ms: number) =>
  * one after the other, the order rotating). A worker's speed stays off by up to a tenth for its whole life (its heap
  * and compiled code came out that way), so each side runs in `isolates` workers and their slices are added up; how
  * far the figure can be trusted follows from how much the workers of a side differ ({@link costMargin}), not from
- * the rounds, which differ by a third from one slice to the next. Hence more workers and fewer rounds (eight a side,
- * 30 rounds, as long as four and 60): the margin shrinks with the number of workers.
+ * the rounds, which differ by a third from one slice to the next. Hence many workers and few rounds: the margin
+ * shrinks with the square root of the number of workers. Eight a side and 30 rounds gave margins of ± 3.2 to 4.4
+ * points, about the distance between the cost and the aim; 24 a side and 20 rounds (about six minutes) ± 2.3
+ * (docs/performance.md, "Session 43").
  */
 export async function exemplarCostBench({
-  rounds = 30,
+  rounds = 20,
   sliceMs = 150,
   warmUpMs = 1000,
-  isolates = 8,
+  isolates = 24,
 } = {}): Promise<void> {
   const sides = Object.keys(EXEMPLAR_SIDES) as Side[];
   const workers = sides.flatMap((side) =>
