@@ -65,11 +65,16 @@ export interface EntryRun {
 /** Starts one entry's chain. Throws at once when its sink or encoder cannot be built (the sink it built closed). */
 export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun {
   const scheduler = options.scheduler ?? liveScheduler;
+  const stats = new EntryStats(scheduler.now());
   const sink =
     options.createSink?.(entry) ??
-    entrySink(entry, { stdout: options.stdout, scheduler: options.sinkScheduler ?? scheduler, ...options.sinkDeps });
+    entrySink(entry, {
+      stdout: options.stdout,
+      scheduler: options.sinkScheduler ?? scheduler,
+      ...options.sinkDeps,
+      resized: (bytes) => stats.resized(bytes),
+    });
   const stop = new Subject<void>();
-  const stats = new EntryStats(scheduler.now());
   const onDelivery = options.hooks?.onDelivery;
   // The first failure deliver counted: under `fail` it is the one that ends the chain, though the close after it
   // may count more; a chain error that is this one is the sink's.

@@ -134,6 +134,11 @@ export class EntryStats {
     }
   }
 
+  /** A chunk the sink wrote with `bytes` more bytes (negative: fewer) than it was given: `bytes_emitted` counts those written. */
+  resized(bytes: number): void {
+    this.bytes += bytes;
+  }
+
   private addRefusal(events: number, inARow: number, message: string): void {
     this.receiverRejected += events;
     this.refusedRequests++;

@@ -37,6 +37,8 @@ export interface FileSinkOptions {
    * server's file root, the first chunk written to the file follows the line it ended with ({@link following}).
    */
   readonly appended?: (chunk: EncodedBatch, last: string, cut: boolean) => EncodedBatch | string;
+  /** Told the bytes the chunk `appended` adapted lost or gained as it was written (see StreamSinkOptions). */
+  readonly resized?: (bytes: number) => void;
   /** `path` is a real path the server checked below its file root: opened only if it still is ({@link openRealFile}). */
   readonly realPath?: boolean;
   /** Each chunk is one document: a cut one counts dropped whole (see StreamSinkOptions). */
@@ -75,6 +77,7 @@ export function fileSink({
   append = false,
   trailer,
   appended,
+  resized,
   realPath = false,
   wholeChunks,
   encoder,
@@ -87,6 +90,7 @@ export function fileSink({
     stream: file.stream,
     trailer,
     written: file.written,
+    resized,
     wholeChunks,
     finish: file.release,
     explain: (cause) => fileError(path, cause),

@@ -869,6 +869,16 @@ scenarios:
       expect(strictOpenMetricsCheck(text().replace(/ (\d+)\.\d+$/gm, ' $1'))).to.equal('ok');
     });
 
+    it('counts in bytes_emitted of an openmetrics scenario it starts again what it appended, its metadata left out', async () => {
+      // Before, bytes_emitted counted the first chunk as encoded, its # TYPE and # HELP lines the file never got.
+      const { text, before } = await restartedFileScenario('out.om', 'help: Filed.\nencoder: { type: openmetrics }\n');
+      const [{ id }] = await list(server!.base);
+      const deleted = await fetch(`${server!.base}/scenarios/${id}`, { method: 'DELETE' });
+      const { stats } = (await deleted.json()) as { stats: { bytes_emitted: number } };
+      // Its # EOF was cut from the end of the file and written again there.
+      expect(Buffer.byteLength(text()) - Buffer.byteLength(before)).to.equal(stats.bytes_emitted);
+    });
+
     it('answers readiness 503 starting while it starts the kept scenarios again; SIGTERM then stops the start, flushes and exits 0', async () => {
       const dir = stateDir();
       mkdirSync(dir, { mode: 0o700 });

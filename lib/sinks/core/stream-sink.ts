@@ -44,6 +44,11 @@ export interface StreamSinkOptions {
    * has at the file's end; see lib/sinks/file.ts), or why it is written as it is, which the sink warns of.
    */
   readonly written?: (chunk: EncodedBatch) => EncodedBatch | string;
+  /**
+   * Told the bytes a chunk `written` adapted was written with beyond those it was given (negative: fewer), as
+   * it is written: deliver counts the chunk it gave (`bytes_emitted`), the destination took the other.
+   */
+  readonly resized?: (bytes: number) => void;
 }
 
 /** The sinks open on one stream (a file shared by entries, stdout) and the trailer it ends with. */
@@ -103,11 +108,14 @@ export function streamSink(options: StreamSinkOptions): Sink {
     highWaterMark: Infinity,
   });
   const sink = core.attach(new StreamDriver(core, options));
-  const { written } = options;
+  const { written, resized } = options;
   if (!written) return sink;
   const write = (chunk: EncodedBatch): void | Promise<void> => {
     const adapted = written(chunk);
-    if (typeof adapted !== 'string') return sink.write(adapted);
+    if (typeof adapted !== 'string') {
+      resized?.(adapted.bytes - chunk.bytes);
+      return sink.write(adapted);
+    }
     core.warn(adapted);
     return sink.write(chunk);
   };

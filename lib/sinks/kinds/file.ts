@@ -16,6 +16,7 @@ export const fileKind = defineSink({
       append: deps.appendFiles,
       trailer: deps.trailer,
       appended: deps.appended,
+      resized: deps.resized,
       realPath: deps.realPaths,
       wholeChunks: deps.wholeChunks,
       encoder: deps.encoder,

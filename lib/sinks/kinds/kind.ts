@@ -24,6 +24,11 @@ export interface SinkDeps {
   readonly trailer?: string;
   /** How a chunk follows a file's last line: the encoder kind's `appended`, which a `file` sink appending applies. */
   readonly appended?: (chunk: EncodedBatch, last: string, cut: boolean) => EncodedBatch | string;
+  /**
+   * Told the bytes a chunk `appended` adapted was written with beyond those deliver counted it with (negative: the
+   * metadata left out), so that `bytes_emitted` counts what was written.
+   */
+  readonly resized?: (bytes: number) => void;
   /** Each chunk is one document, read only whole: the encoder kind's `wholeChunks` (zipkin_json). */
   readonly wholeChunks?: boolean;
   /**
