@@ -237,8 +237,10 @@ class ServeCommand extends Command {
     logger: Logger,
   ): Promise<void> {
     const start = Date.now();
-    // Taken before the stop: the registry forgets each entry as its stop begins.
+    // Taken before the stop: the registry forgets each entry as its stop begins. A second signal names those a DELETE
+    // is flushing too, whose events are lost with the process; the rest of the stop tells of the scenarios it stopped.
     const running = registry.unended();
+    const unflushed = registry.unflushed();
     // Until the process ends: a signal once the flush is over, while the requests left are answered, quits too.
     const again = firstStopSignal();
     let grace: NodeJS.Timeout | undefined;
@@ -251,7 +253,7 @@ class ServeCommand extends Command {
     ]);
     clearTimeout(grace);
     if (typeof flushed === 'string') {
-      logUnflushed(logger, running, flushed);
+      logUnflushed(logger, unflushed, flushed);
       return quitBy(flushed, logger);
     }
     if (!flushed) {

@@ -336,6 +336,11 @@ export class EntryRegistry {
     return [...this.entries.values()].filter((started) => !started.outcome);
   }
 
+  /** The entries whose sinks have not flushed: those running, and those being deleted until their flush ended. */
+  unflushed(): StartedEntry[] {
+    return [...this.unended(), ...this.flushing];
+  }
+
   /**
    * The files the scenarios running now read, each once: a sink writing over one would leave them without it when
    * they are compiled again (`--state`, at the next start), or a catalog scenario without its CSV.
@@ -376,9 +381,9 @@ export class EntryRegistry {
     ];
   }
 
-  /** The entries whose `file` sinks write now: those running, and those being deleted until their flush ended. */
+  /** The entries whose `file` sinks write now ({@link unflushed}). */
   private writing(): StartedEntry[] {
-    return [...this.unended(), ...this.flushing].filter((started) => started.run.entry.sink.type === 'file');
+    return this.unflushed().filter((started) => started.run.entry.sink.type === 'file');
   }
 
   /**

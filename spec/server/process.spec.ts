@@ -385,6 +385,37 @@ describe('svc-server given a second signal during the stop', function () {
     }
   });
 
+  it('logs what a scenario whose DELETE is still flushing held too', async () => {
+    // Before, the stop named only the scenarios still listed: a DELETE takes its scenario out as its flush begins.
+    const receiver = await startHostileReceiver('silent');
+    const server = await startServerProcess();
+    try {
+      const body = `name: up\nsignal_type: metrics\nrate: 20\ngenerator: {type: constant, value: 1}\nsink: {type: http_push, url: "http://${receiver.address}/ingest", batch_size: 1}\n`;
+      const posted = await fetch(`${server.base}/scenarios`, { method: 'POST', body });
+      const { id } = (await posted.json()) as { id: string };
+      await waitFor('the first request', () => receiver.received() > 0 || undefined);
+      // The receiver answers nothing: the DELETE's flush waits for it (10 s), its scenario no longer listed.
+      const deleting = fetch(`${server.base}/scenarios/${id}`, { method: 'DELETE' }).catch(() => undefined);
+      await waitFor(
+        'the scenario unlisted',
+        async () => (await fetch(`${server.base}/scenarios/${id}`)).status === 404 || undefined,
+      );
+      server.child.kill('SIGTERM');
+      await waitFor('the stop', () => server.stderr().includes('stopping: flushing every scenario') || undefined);
+      server.child.kill('SIGTERM');
+      expect(await server.exited).to.equal(null);
+      await deleting;
+      const lines = logLines(server) as unknown as Record<string, unknown>[];
+      const unflushed = lines.find((line) => String(line.msg).startsWith('scenario not flushed:'))!;
+      expect(unflushed, server.stderr()).to.include({ scenario: id, name: 'up' });
+      expect(unflushed.held_events).to.be.above(0);
+      expect(lines.at(-1)).to.include({ signal: 'SIGTERM', held_events: unflushed.held_events });
+    } finally {
+      server.kill();
+      await receiver.stop();
+    }
+  });
+
   it('ends by the signal at once too once the flush is over, while a request is still being answered', async () => {
     const receiver = await startHostileReceiver('silent');
     const server = await startServerProcess();
