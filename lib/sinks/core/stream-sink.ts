@@ -45,8 +45,8 @@ export interface StreamSinkOptions {
    */
   readonly written?: (chunk: EncodedBatch) => EncodedBatch | string;
   /**
-   * Told the bytes a chunk `written` adapted was written with beyond those it was given (negative: fewer), as
-   * it is written: deliver counts the chunk it gave (`bytes_emitted`), the destination took the other.
+   * Told the bytes a chunk `written` adapted was written with beyond those it was given (negative: fewer), as its
+   * write returns or settles: deliver counts the chunk it gave (`bytes_emitted`) then, the destination took the other.
    */
   readonly resized?: (bytes: number) => void;
 }
@@ -112,12 +112,22 @@ export function streamSink(options: StreamSinkOptions): Sink {
   if (!written) return sink;
   const write = (chunk: EncodedBatch): void | Promise<void> => {
     const adapted = written(chunk);
-    if (typeof adapted !== 'string') {
-      resized?.(adapted.bytes - chunk.bytes);
-      return sink.write(adapted);
+    if (typeof adapted === 'string') {
+      core.warn(adapted);
+      return sink.write(chunk);
     }
-    core.warn(adapted);
-    return sink.write(chunk);
+    // A write waiting for room is told once it settled, as deliver counts its chunk: told as it began, statistics
+    // read meanwhile had the resize without the chunk (bytes_emitted below 0 for a first chunk).
+    const resize = () => resized?.(adapted.bytes - chunk.bytes);
+    let pending: void | Promise<void>;
+    try {
+      pending = sink.write(adapted);
+    } catch (refused) {
+      resize();
+      throw refused;
+    }
+    if (!pending) return resize();
+    return pending.finally(resize);
   };
   return { write, flush: sink.flush, close: sink.close, reports: sink.reports };
 }

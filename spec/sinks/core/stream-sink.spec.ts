@@ -1,8 +1,11 @@
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
+import { setImmediate as turn } from 'node:timers/promises';
+import { lastValueFrom, of, tap } from 'rxjs';
 import { chunk } from '../../support/batches.js';
 import { streamSink } from '../../../lib/sinks/core/stream-sink.js';
-import type { SinkReport } from '../../../operators/deliver.js';
+import { EntryStats } from '../../../lib/runtime/stats.js';
+import { deliver, type SinkReport } from '../../../operators/deliver.js';
 
 /**
  * A destination that takes `room` bytes and then fails the write that would pass them (a file that cannot grow),
@@ -45,4 +48,31 @@ describe('streamSink', () => {
       ]);
     });
   }
+
+  it('tells what `written` resized a chunk by as deliver counts the chunk: a write waiting for room, once it settled', async () => {
+    // Before, told as the write began: bytes_emitted counted the resize (-15) without the chunk (19), below 0.
+    const callbacks: (() => void)[] = [];
+    const stream = new Writable({ highWaterMark: 1, write: (_data, _encoding, done) => callbacks.push(() => done()) });
+    const stats = new EntryStats(0);
+    const sink = streamSink({
+      name: 'file',
+      target: '/tmp/out.om',
+      stream,
+      written: () => chunk('a 1\n'),
+      resized: (bytes) => stats.resized(bytes),
+    });
+    const given = chunk('# TYPE a gauge\na 1\n');
+    const delivered = lastValueFrom(
+      of(given).pipe(
+        deliver(sink),
+        tap((delivery) => stats.record(delivery, 0)),
+      ),
+    );
+    await turn();
+    expect(callbacks, 'the write waits').to.have.length(1);
+    expect(stats.bytes).to.equal(0);
+    callbacks.shift()!();
+    await delivered;
+    expect(stats.bytes).to.equal(4);
+  });
 });
