@@ -447,12 +447,11 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
    */
   const writeExemplar = (exemplars: ExemplarRows, k: number, at: number): number => {
     const row = exemplars.rows[k]!;
-    // Its row's line was written last: its millisecond is the stamp's.
-    const ms = lastMs;
     const exemplarMs = exemplars.timestamp[k]!;
-    // Its timestamp is most often its row's: the line's stamp, which ends with the line feed, then serves ('').
+    // Its timestamp is most often its row's: the line's stamp, which ends with the line feed, then serves (''). The
+    // row's line was written last, so its millisecond is the one kept (lastMs).
     const ownStamp =
-      exemplarMs !== ms || (exactTimes && nanosecondsWithin(columns.anchor, columns.offset, row, ms) !== 0)
+      exemplarMs !== lastMs || (exactTimes && nanosecondsWithin(columns.anchor, columns.offset, row, lastMs) !== 0)
         ? format.stamp(exemplarMs, 0)
         : '';
     const value = exemplars.value[k]!;
