@@ -64,8 +64,8 @@ function floorSqrt(n: bigint): bigint {
  * bound` decides (base^(i−1), base^i] exactly. Not `2 ** x`, nor the nearest double: either is above the bound for
  * about half of them, and the double above the bound then counts in the bucket below. Computed in fixed point:
  * 2^(2^-m) by successive square roots of 2, multiplied as k's bits select them, every step rounded down, the
- * result cut to 53 bits (its error, a few units of the 256th bit, is far below any double's distance to these
- * irrational numbers; spec/operators/native-histogram.spec.ts checks every bound exactly).
+ * result cut to 53 bits (its error, below 2^-252, is far below the 2^-61 or more between any of these irrational
+ * numbers and a double; spec/operators/native-histogram.spec.ts checks every bound exactly).
  */
 function finestBounds(): Float64Array {
   const roots = [2n << PRECISION];
