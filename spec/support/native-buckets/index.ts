@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { buildGoProgram } from '../go-build.js';
 
@@ -89,21 +89,12 @@ let built: Promise<string> | undefined;
 /** The index of the bucket client_golang records each observation in. */
 export async function clientGolangBuckets(observations: readonly Observation[]): Promise<number[]> {
   built ??= buildGoProgram(SOURCE, PACKAGE, 'client_golang bucket program');
-  const child = spawn(await built, { stdio: ['pipe', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  // A refused line ends the program with input unwritten: its status and stderr below say why, not the EPIPE.
-  child.stdin.on('error', () => {});
   // String(value) is the shortest text that reads back as the same double, in JavaScript and in Go's ParseFloat.
-  child.stdin.end(observations.map(({ schema, value }) => `${schema} ${value}\n`).join(''));
-  const status = await new Promise<number | null>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', resolve);
-  });
-  if (status !== 0) throw new Error(`client_golang bucket program: ${stderr.trim()}`);
-  const indexes = stdout.trim().split('\n').map(Number);
+  const input = observations.map(({ schema, value }) => `${schema} ${value}\n`).join('');
+  // A refused line ends the program with input unwritten: its status and stderr say why, not the EPIPE.
+  const run = spawnSync(await built, { input, encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (run.status !== 0) throw new Error(`client_golang bucket program: ${run.stderr.trim() || run.error}`);
+  const indexes = run.stdout.trim().split('\n').map(Number);
   if (indexes.length !== observations.length)
     throw new Error(`client_golang bucket program: ${indexes.length} indexes for ${observations.length} observations`);
   return indexes;
