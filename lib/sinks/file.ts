@@ -24,7 +24,7 @@ import { streamSink } from './core/stream-sink.js';
 import { openRealFile } from '../real-file.js';
 import { type Encoding, type SharedFile, openFiles as open, sharedFileRefusal } from './core/shared-files.js';
 import { LINE_FEED, cutShort, fileTail, lastLine, trailerAt } from './core/file-tail.js';
-import type { EncodedBatch } from '../../operators/model/batch.js';
+import type { AppendedChunk, EncodedBatch } from '../../operators/model/batch.js';
 
 export interface FileSinkOptions {
   readonly path: string;
@@ -36,7 +36,7 @@ export interface FileSinkOptions {
    * How a chunk of its encoder follows a file's last line (the encoder kind's `appended`): appending below the
    * server's file root, the first chunk written to the file follows the line it ended with ({@link following}).
    */
-  readonly appended?: (chunk: EncodedBatch, last: string, cut: boolean) => EncodedBatch | string;
+  readonly appended?: AppendedChunk;
   /** Told the bytes the chunk `appended` adapted lost or gained as it was written (see StreamSinkOptions). */
   readonly resized?: (bytes: number) => void;
   /** `path` is a real path the server checked below its file root: opened only if it still is ({@link openRealFile}). */
@@ -109,7 +109,7 @@ function share(
   append: boolean,
   realPath: boolean,
   encoding: Encoding,
-  appended: FileSinkOptions['appended'],
+  appended: AppendedChunk | undefined,
   scheduler: SchedulerLike,
 ): { stream: Writable; release: () => Promise<void>; written?: (chunk: EncodedBatch) => EncodedBatch | string } {
   const refusal = sharedFileRefusal(path, encoding);
@@ -157,11 +157,7 @@ function share(
  * is. The line is read now, as POST /events reads it ({@link fileTail}), before the stream opens, which may be after
  * the first write; none when it cannot be read (the file write-only, the line over 64 KiB): the chunk as it is.
  */
-function following(
-  path: string,
-  { trailer }: Encoding,
-  appended: NonNullable<FileSinkOptions['appended']>,
-): SharedFile['following'] {
+function following(path: string, { trailer }: Encoding, appended: AppendedChunk): SharedFile['following'] {
   const tail = fileTail(path);
   const last = tail && lastLine(tail, trailer);
   if (tail === undefined || last === undefined) return undefined;

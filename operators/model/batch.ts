@@ -343,6 +343,13 @@ export interface EncodedBatch<D extends string | Uint8Array = string | Uint8Arra
 }
 
 /**
+ * A chunk as it is appended to a file whose last line (before its trailer) is `last`, `cut` short when no line feed
+ * ends it, or why it cannot be, as the end of a sentence: an encoder kind's `appended` (lib/encoders/kinds/kind.ts),
+ * which a `file` sink appending applies. Here, below both, as encoders and sinks do not import each other.
+ */
+export type AppendedChunk = (chunk: EncodedBatch, last: string, cut: boolean) => EncodedBatch | string;
+
+/**
  * The records of an encoded chunk, as its encoder wrote them: one per row of the batch (a text
  * line, a protobuf message). Sinks that send or group records one by one (a datagram each, a
  * log-store stream per label set) read them here instead of parsing `data`; the others ignore

@@ -1,4 +1,4 @@
-import type { EncodedBatch } from '../../../operators/model/batch.js';
+import type { AppendedChunk } from '../../../operators/model/batch.js';
 import type { Codec } from '../../language/combinators.js';
 import type { SignalFamily } from '../../language/types.js';
 import type { Feature } from '../../features.js';
@@ -56,7 +56,7 @@ export interface EncoderKind<Type extends string = string, Config extends { type
    * family, and refuses to follow a line that is not OpenMetrics, saying it is `cut` short (no line feed ends it) when
    * it is. Absent: the chunk as it is.
    */
-  readonly appended?: (chunk: EncodedBatch, last: string, cut: boolean) => EncodedBatch | string;
+  readonly appended?: AppendedChunk;
   /**
    * Each chunk is one document (zipkin_json: one JSON array of its spans): a chunk cut short is read by no reader, so
    * a `file` sink whose write failed midway counts that chunk dropped whole, not the records of it that landed.

@@ -3,7 +3,7 @@ import type { Codec } from '../../language/combinators.js';
 import type { SignalFamily, SignalType } from '../../language/types.js';
 import type { Feature } from '../../features.js';
 import type { Sink } from '../../../operators/deliver.js';
-import type { EncodedBatch } from '../../../operators/model/batch.js';
+import type { AppendedChunk } from '../../../operators/model/batch.js';
 
 /** What a sink factory gets besides its configuration. */
 export interface SinkDeps {
@@ -23,7 +23,7 @@ export interface SinkDeps {
   /** Text a `file` or `stdout` stream ends with, once: the encoder kind's `trailer` (openmetrics `# EOF`). */
   readonly trailer?: string;
   /** How a chunk follows a file's last line: the encoder kind's `appended`, which a `file` sink appending applies. */
-  readonly appended?: (chunk: EncodedBatch, last: string, cut: boolean) => EncodedBatch | string;
+  readonly appended?: AppendedChunk;
   /**
    * Told the bytes a chunk `appended` adapted was written with beyond those deliver counted it with (negative: the
    * metadata left out), so that `bytes_emitted` counts what was written.
