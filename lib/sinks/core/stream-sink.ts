@@ -112,6 +112,8 @@ export function streamSink(options: StreamSinkOptions): Sink {
   if (!written) return sink;
   const write = (chunk: EncodedBatch): void | Promise<void> => {
     const adapted = written(chunk);
+    // Every chunk but a file's first: written as the sink would, with no resize to tell.
+    if (adapted === chunk) return sink.write(chunk);
     if (typeof adapted === 'string') {
       core.warn(adapted);
       return sink.write(chunk);
