@@ -35,6 +35,20 @@ async function pipeWithReader(path: string): Promise<{ ended: Promise<string>; e
 /** A chunk of the openmetrics encoder, whose chunks are Buffers (its kind's `appended` cuts them). */
 const openMetricsChunk = (text: string) => chunk(Buffer.from(text));
 
+/**
+ * Appends openmetrics chunks of `texts` to the file at `path`, holding `existing`, below the server's file root: the
+ * warnings its sink reported.
+ */
+async function appendBelowRoot(path: string, existing: string, texts: readonly string[]): Promise<SinkReport[]> {
+  await writeFile(path, existing);
+  const sink = fileSink({ path, append: true, trailer: '# EOF\n', realPath: true, appended: appendedAfter });
+  const reports: SinkReport[] = [];
+  sink.reports!.subscribe((report) => reports.push(report));
+  for (const text of texts) sink.write(openMetricsChunk(text));
+  await sink.close();
+  return reports.filter((report) => report.kind === 'warning');
+}
+
 describe('fileSink', () => {
   let dir: string;
   beforeEach(async () => {
@@ -272,17 +286,14 @@ describe('fileSink', () => {
   it("appending below the server's file root to a file whose last line its encoder's `appended` refuses, writes the chunk as it is and warns, once", async () => {
     // A restored scenario keeps running; its log says the file is no longer one OpenMetrics readers read whole.
     const path = join(dir, 'mixed.om');
-    await writeFile(path, '{"time":"2026-01-01T00:00:00Z","message":"up"}\n');
-    const sink = fileSink({ path, append: true, trailer: '# EOF\n', realPath: true, appended: appendedAfter });
-    const reports: SinkReport[] = [];
-    sink.reports!.subscribe((report) => reports.push(report));
-    sink.write(openMetricsChunk('# TYPE jobs gauge\njobs 2 1\n'));
-    sink.write(openMetricsChunk('jobs 3 2\n'));
-    await sink.close();
+    const warnings = await appendBelowRoot(path, '{"time":"2026-01-01T00:00:00Z","message":"up"}\n', [
+      '# TYPE jobs gauge\njobs 2 1\n',
+      'jobs 3 2\n',
+    ]);
     expect(await readFile(path, 'utf8')).to.equal(
       '{"time":"2026-01-01T00:00:00Z","message":"up"}\n# TYPE jobs gauge\njobs 2 1\njobs 3 2\n# EOF\n',
     );
-    expect(reports.filter((report) => report.kind === 'warning')).to.deep.equal([
+    expect(warnings).to.deep.equal([
       {
         kind: 'warning',
         message: `file sink: appending to ${path}: its last line is not OpenMetrics ("{\\"time\\":\\"2026-01-01T00:00:00Z\\",\\"message\\":\\"up\\"}"): the file holds another encoder's lines, where an OpenMetrics reader would stop. The scenario appends to it all the same, its # TYPE and # HELP lines included; give it another path for a file that OpenMetrics readers read whole`,
@@ -293,16 +304,11 @@ describe('fileSink', () => {
   it("appending below the server's file root to a file whose last line a kill cut short, which its encoder's `appended` refuses, warns that it is cut short, not another encoder's", async () => {
     // svc-server killed in the middle of a write, then started again from --state: no other tool wrote the file.
     const path = join(dir, 'cut.om');
-    await writeFile(path, '# TYPE jobs gauge\njobs 1 0\njo');
-    const sink = fileSink({ path, append: true, trailer: '# EOF\n', realPath: true, appended: appendedAfter });
-    const reports: SinkReport[] = [];
-    sink.reports!.subscribe((report) => reports.push(report));
-    sink.write(openMetricsChunk('# TYPE jobs gauge\njobs 2 1\n'));
-    await sink.close();
+    const warnings = await appendBelowRoot(path, '# TYPE jobs gauge\njobs 1 0\njo', ['# TYPE jobs gauge\njobs 2 1\n']);
     expect(await readFile(path, 'utf8')).to.equal(
       '# TYPE jobs gauge\njobs 1 0\njo\n# TYPE jobs gauge\njobs 2 1\n# EOF\n',
     );
-    expect(reports.filter((report) => report.kind === 'warning')).to.deep.equal([
+    expect(warnings).to.deep.equal([
       {
         kind: 'warning',
         message: `file sink: appending to ${path}: its last line is cut short ("jo", no line break ends it: svc killed in the middle of a write?), where an OpenMetrics reader would stop. The scenario appends to it all the same, its # TYPE and # HELP lines included; give it another path for a file that OpenMetrics readers read whole`,
