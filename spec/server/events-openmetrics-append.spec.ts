@@ -29,21 +29,22 @@ describe('POST /events appending openmetrics to a file', () => {
     });
   }
 
-  async function postAll(path: string, events: [string, number][]): Promise<void> {
+  /** Posts each of `events` (metric name, value) to the file at `path`, each taken: the file's text then. */
+  async function postAll(path: string, events: [string, number][]): Promise<string> {
     for (const [name, value] of events) {
       const res = await post(path, name, value);
       expect(res.statusCode, res.body).to.equal(200);
     }
+    return readFile(path, 'utf8');
   }
 
   it('several events of one metric into a new file write its metadata once: the strict parser reads the file', async () => {
     const path = join(dir, 'events.om');
-    await postAll(path, [
+    const text = await postAll(path, [
       ['deploys', 1],
       ['deploys', 2],
       ['deploys', 3],
     ]);
-    const text = await readFile(path, 'utf8');
     expect(text).to.equal(
       '# TYPE deploys unknown\ndeploys{env="ci"} 1 0\ndeploys{env="ci"} 2 0\ndeploys{env="ci"} 3 0\n# EOF\n',
     );
@@ -54,11 +55,10 @@ describe('POST /events appending openmetrics to a file', () => {
     for (const eof of ['# EOF\n', '# EOF']) {
       const path = join(dir, `jobs-${eof.length}.om`);
       await writeFile(path, `# HELP jobs Jobs running.\n# TYPE jobs gauge\njobs 1 0\n${eof}`);
-      await postAll(path, [
+      const text = await postAll(path, [
         ['jobs', 2],
         ['jobs', 3],
       ]);
-      const text = await readFile(path, 'utf8');
       expect(text, eof).to.equal(
         '# HELP jobs Jobs running.\n# TYPE jobs gauge\njobs 1 0\njobs{env="ci"} 2 0\njobs{env="ci"} 3 0\n# EOF\n',
       );
@@ -71,8 +71,7 @@ describe('POST /events appending openmetrics to a file', () => {
   it('a file without # EOF (a run killed before its end) is continued the same, and ends with one', async () => {
     const path = join(dir, 'killed.om');
     await writeFile(path, '# TYPE deploys unknown\ndeploys{env="ci"} 1 0\n');
-    await postAll(path, [['deploys', 2]]);
-    const text = await readFile(path, 'utf8');
+    const text = await postAll(path, [['deploys', 2]]);
     expect(text).to.equal('# TYPE deploys unknown\ndeploys{env="ci"} 1 0\ndeploys{env="ci"} 2 0\n# EOF\n');
     expect(strictOpenMetricsCheck(text)).to.equal('ok');
   });
@@ -80,13 +79,12 @@ describe('POST /events appending openmetrics to a file', () => {
   it('an event of another family than the last starts it with its metadata, once however many follow', async () => {
     const path = join(dir, 'families.om');
     await writeFile(path, '# TYPE jobs gauge\njobs 1 0\n# EOF\n');
-    await postAll(path, [
+    const text = await postAll(path, [
       ['deploys', 1],
       ['deploys', 2],
       ['restarts', 1],
       ['restarts', 2],
     ]);
-    const text = await readFile(path, 'utf8');
     expect(text).to.equal(
       '# TYPE jobs gauge\njobs 1 0\n' +
         '# TYPE deploys unknown\ndeploys{env="ci"} 1 0\ndeploys{env="ci"} 2 0\n' +
@@ -98,12 +96,11 @@ describe('POST /events appending openmetrics to a file', () => {
   it('a family that is not the last gets its metadata again: only the last line is read, not the whole file', async () => {
     // Documented (docs/http-api.md): strict parsers refuse the file, Prometheus' parser takes it.
     const path = join(dir, 'again.om');
-    await postAll(path, [
+    const text = await postAll(path, [
       ['deploys', 1],
       ['jobs', 1],
       ['deploys', 2],
     ]);
-    const text = await readFile(path, 'utf8');
     expect(text.match(/# TYPE deploys unknown\n/g)).to.have.length(2);
     expect(strictOpenMetricsCheck(text)).to.equal('Clashing name: deploys');
   });
@@ -112,8 +109,7 @@ describe('POST /events appending openmetrics to a file', () => {
     const path = join(dir, 'long.om');
     const line = `deploys{env="${'x'.repeat(TAIL_BYTES)}"} 1 0\n`;
     await writeFile(path, `# TYPE deploys unknown\n${line}# EOF\n`);
-    await postAll(path, [['deploys', 2]]);
-    expect(await readFile(path, 'utf8')).to.equal(
+    expect(await postAll(path, [['deploys', 2]])).to.equal(
       `# TYPE deploys unknown\n${line}# TYPE deploys unknown\ndeploys{env="ci"} 2 0\n# EOF\n`,
     );
   });
@@ -168,8 +164,7 @@ describe('POST /events appending openmetrics to a file', () => {
   it('a last line without a line break that is OpenMetrics is ended with one, and the event follows it', async () => {
     const path = join(dir, 'unended.om');
     await writeFile(path, '# TYPE jobs gauge\njobs 1 0');
-    await postAll(path, [['jobs', 2]]);
-    const text = await readFile(path, 'utf8');
+    const text = await postAll(path, [['jobs', 2]]);
     expect(text).to.equal('# TYPE jobs gauge\njobs 1 0\njobs{env="ci"} 2 0\n# EOF\n');
     expect(strictOpenMetricsCheck(text)).to.equal('ok');
   });
