@@ -12,7 +12,7 @@ import { createLogEncoder, createMetricEncoder } from '../encoders/index.js';
 import { ENCODER_ALIASES, ENCODER_KINDS, ENCODER_TYPES, encoderCodec, encoderKindOf } from '../encoders/kinds/index.js';
 import { remoteWriteProtocolOf } from '../runtime/chain/encoder.js';
 import { SINK_ALIASES, SINK_TYPES, sinkCodec, sinkKindOf } from '../sinks/kinds/index.js';
-import { cutShort, fileTail, lastLine, trailerAt } from '../sinks/core/file-tail.js';
+import { fileTail, lastLine, trailerAt } from '../sinks/core/file-tail.js';
 import { endedBy, openFiles } from '../sinks/core/shared-files.js';
 import { HttpError } from './http-error.js';
 
@@ -145,7 +145,7 @@ export function appendedEvent(chunk: EncodedBatch, type: string, path: string, g
   const written = endedOtherwise
     ? `its last line is ${JSON.stringify(endedOtherwise.trailer!.trimEnd())}: ${endedBy({ trailer: endedOtherwise.trailer, encoder: endedOtherwise.type }, { trailer, encoder: type })}`
     : appended && last !== undefined
-      ? appended(chunk, last, cutShort(tail, trailer))
+      ? appended(chunk, last.text, last.cut)
       : chunk;
   if (typeof written === 'string')
     throw new HttpError(

@@ -23,7 +23,7 @@ import type { Sink } from '../../operators/deliver.js';
 import { streamSink } from './core/stream-sink.js';
 import { openRealFile } from '../real-file.js';
 import { type Encoding, type SharedFile, openFiles as open, sharedFileRefusal } from './core/shared-files.js';
-import { LINE_FEED, cutShort, fileTail, lastLine, trailerAt } from './core/file-tail.js';
+import { LINE_FEED, fileTail, lastLine, trailerAt } from './core/file-tail.js';
 import type { AppendedChunk, EncodedBatch } from '../../operators/model/batch.js';
 
 export interface FileSinkOptions {
@@ -160,10 +160,9 @@ function share(
 function following(path: string, { trailer }: Encoding, appended: AppendedChunk): SharedFile['following'] {
   const tail = fileTail(path);
   const last = tail && lastLine(tail, trailer);
-  if (tail === undefined || last === undefined) return undefined;
-  const cut = cutShort(tail, trailer);
+  if (last === undefined) return undefined;
   return (chunk) => {
-    const adapted = appended(chunk, last, cut);
+    const adapted = appended(chunk, last.text, last.cut);
     return typeof adapted === 'string'
       ? `file sink: appending to ${path}: ${adapted}. The scenario appends to it all the same, its # TYPE and # HELP lines included; give it another path for a file that OpenMetrics readers read whole`
       : adapted;

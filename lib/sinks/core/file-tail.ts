@@ -61,28 +61,26 @@ export function fileTail(path: string): FileTail | undefined {
   }
 }
 
+/** The last line of a file's end before its trailer, without its line feed. */
+export interface LastLine {
+  readonly text: string;
+  /**
+   * No line feed ends it, as a process killed in the middle of a write leaves it (file.ts ends it before appending).
+   * An empty file has no line to cut.
+   */
+  readonly cut: boolean;
+}
+
 /**
- * The last line of `tail` before `trailer` (cut, with or without its line feed), without its line feed: '' for an
- * empty file; undefined when the line began before the tail (longer than {@link TAIL_BYTES}).
+ * The last line of `tail` before `trailer` (cut, with or without its line feed): '' for an empty file; undefined when
+ * the line began before the tail (longer than {@link TAIL_BYTES}).
  */
-export function lastLine({ bytes, whole }: FileTail, trailer: string | undefined): string | undefined {
-  const end = linesEnd(bytes, trailer);
-  const body = bytes.subarray(0, bytes.at(end - 1) === LINE_FEED ? end - 1 : end);
+export function lastLine({ bytes, whole }: FileTail, trailer: string | undefined): LastLine | undefined {
+  const end = bytes.length - trailerAt(bytes, Buffer.from(trailer ?? ''));
+  const cut = end > 0 && bytes[end - 1] !== LINE_FEED;
+  // Without its line feed; a file that is only its trailer has no line before it.
+  const body = bytes.subarray(0, cut || end === 0 ? end : end - 1);
   const start = body.lastIndexOf(LINE_FEED) + 1;
   if (start === 0 && !whole) return undefined;
-  return body.subarray(start).toString();
-}
-
-/**
- * Whether the last line of `tail` before `trailer` was cut short: no line feed ends it, as a process killed in the
- * middle of a write leaves it (file.ts ends it before appending). An empty file has no line to cut.
- */
-export function cutShort({ bytes }: FileTail, trailer: string | undefined): boolean {
-  const end = linesEnd(bytes, trailer);
-  return end > 0 && bytes[end - 1] !== LINE_FEED;
-}
-
-/** Where the lines of `bytes`, a file's end, end: before its `trailer` (with or without its line feed). */
-function linesEnd(bytes: Buffer, trailer: string | undefined): number {
-  return bytes.length - trailerAt(bytes, Buffer.from(trailer ?? ''));
+  return { text: body.subarray(start).toString(), cut };
 }
