@@ -124,15 +124,16 @@ export class EntryRegistry {
   private stopping = false;
   private started = 0;
   private removed = 0;
-  /** Entries started and not ended yet (a removed one counts until its flush ended): what `maxEntries` bounds. */
-  private running = 0;
+  /**
+   * Entries started whose run has not ended, in the order they started: those listed and those {@link remove} took out,
+   * until their stop's flush ended (their sinks still write). What `maxEntries` bounds.
+   */
+  private readonly live = new Set<StartedEntry>();
   /** The listed entries that ended by themselves, in the order they ended: the first give way to new starts. */
   private readonly ended = new Set<StartedEntry>();
   private readonly scrapeBudget: ScrapeBudget;
   /** The entries {@link remove} stopped: an `after` entry that waited for one says so at its end. */
   private readonly deleted = new WeakSet<StartedEntry>();
-  /** Entries {@link remove} took out while they ran, until their stop's flush ended: their `file` sinks still write. */
-  private readonly flushing = new Set<StartedEntry>();
   /** Per compile in flight ({@link reading}): the entries whose `file` sinks wrote while it read its files. */
   private readonly readings = new Set<Set<StartedEntry>>();
   /** The last start {@link inTurn} was given, which the next waits for. */
@@ -163,8 +164,8 @@ export class EntryRegistry {
   ): StartedEntry[] {
     if (this.stopping) throw new DrainingError();
     const max = this.options.maxEntries ?? DEFAULT_MAX_ENTRIES;
-    if (this.running + file.scenarios.length > max)
-      throw new TooManyEntriesError(max, this.running, file.scenarios.length);
+    if (this.live.size + file.scenarios.length > max)
+      throw new TooManyEntriesError(max, this.live.size, file.scenarios.length);
     const { startEntries } = require('../runtime/file-run.js') as typeof import('../runtime/file-run.js');
     const { labelCycle } = require('../runtime/chain/labels.js') as typeof import('../runtime/chain/labels.js');
     const { prometheusFace } = require('../compile/span-metrics.js') as typeof import('../compile/span-metrics.js');
@@ -214,10 +215,10 @@ export class EntryRegistry {
         tickingSince: () => fileRun.startedAt(run.entry.id),
         inputs,
       };
-      this.running++;
+      this.live.add(started);
       if (run.entry.sink.type === 'file') for (const wrote of this.readings) wrote.add(started);
       void run.done.then((outcome) => {
-        this.running--;
+        this.live.delete(started);
         started.outcome = outcome;
         started.scrape.end();
         if (statusOf(started) === 'failed') {
@@ -235,7 +236,7 @@ export class EntryRegistry {
           );
         }
         // remove() takes an entry out of the map before stopping it: an entry still there ended by itself.
-        if (this.entries.get(started.id) === started && !this.stopping) {
+        if (this.listed(started) && !this.stopping) {
           if (logger && statusOf(started) === 'stopped') {
             const watched =
               run.entry.after && started.tickingSince() === undefined ? watchedOf.get(run.entry.after.ref) : undefined;
@@ -291,9 +292,7 @@ export class EntryRegistry {
     // Its series may be in an exposition built while it ran. An ended entry forgotten by makeRoom is not counted:
     // ending took its series out already (ScrapeBuffer.end), so what was built stays valid.
     this.removed++;
-    if (!started.outcome) this.flushing.add(started);
     started.outcome = await started.run.stop();
-    this.flushing.delete(started);
     started.scrape.release();
     return started;
   }
@@ -331,14 +330,19 @@ export class EntryRegistry {
     return this.removed;
   }
 
-  /** The entries that have not ended. */
+  /** The entries that have not ended (those listed of the {@link unflushed}). */
   unended(): StartedEntry[] {
-    return [...this.entries.values()].filter((started) => !started.outcome);
+    return [...this.live].filter((started) => this.listed(started));
   }
 
   /** The entries whose sinks have not flushed: those running, and those being deleted until their flush ended. */
   unflushed(): StartedEntry[] {
-    return [...this.unended(), ...this.flushing];
+    return [...this.live];
+  }
+
+  /** Whether `started` is still listed: one {@link remove} took out is not, though it runs until its flush ended. */
+  private listed(started: StartedEntry): boolean {
+    return this.entries.get(started.id) === started;
   }
 
   /**
@@ -372,7 +376,7 @@ export class EntryRegistry {
     const writing = this.writing();
     const current = new Set(writing);
     return [
-      ...filesOf(writing, (started) => (this.flushing.has(started) ? ', being deleted,' : ''), writersOf),
+      ...filesOf(writing, (started) => (this.listed(started) ? '' : ', being deleted,'), writersOf),
       ...filesOf(
         wrote.filter((started) => !current.has(started)),
         () => '',
@@ -415,7 +419,7 @@ export class EntryRegistry {
   /** Starts draining, stops every entry and waits until every sink flushed, those of entries being deleted too. */
   async stopAll(): Promise<void> {
     this.stopping = true;
-    const deleting = [...this.flushing].map((started) => started.run.done);
+    const deleting = [...this.live].filter((started) => !this.listed(started)).map((started) => started.run.done);
     await Promise.all([...[...this.entries.keys()].map((id) => this.remove(id)), ...deleting]);
   }
 }
