@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Catalog } from '../../lib/catalog/index.js';
 import { prepareAutostart } from '../../lib/server/autostart.js';
 import { metric } from '../support/scenarios.js';
-import { testServer } from '../support/server.js';
+import { heldTurn, testServer } from '../support/server.js';
 import { temporaryDirectory } from '../support/directories.js';
 import { HeldCloseSink, MemorySink } from '../support/sinks.js';
 
@@ -339,15 +339,7 @@ describe('a scenario reading a file a running scenario writes (below --file-root
     const { id } = writer.json();
     const { registry } = server;
     // A turn held until the writer is gone, and the reader's ask for the next: compiled by then.
-    let open!: () => void;
-    const held = registry.inTurn(() => new Promise<void>((resolve) => (open = resolve)));
-    const inTurn = registry.inTurn.bind(registry);
-    const queued = new Promise<void>((resolve) => {
-      registry.inTurn = (start) => {
-        resolve();
-        return inTurn(start);
-      };
-    });
+    const { queued, open, held } = heldTurn(registry);
     const reading = post(server, 'sub/load.csv');
     // An answer before its turn (a check moved before it) would not be this race.
     await Promise.race([queued, reading]);

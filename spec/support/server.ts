@@ -84,3 +84,21 @@ function documented(res: Response): Response {
 }
 
 export const yaml = (body: string) => ({ 'content-type': 'text/yaml' as const, body });
+
+/**
+ * Holds `registry`'s turn ({@link EntryRegistry.inTurn}) until `open()`: `queued` settles once a start asked for the
+ * next turn, its file compiled by then; `held` once the held turn is over.
+ */
+export function heldTurn(registry: EntryRegistry): { queued: Promise<void>; open: () => void; held: Promise<void> } {
+  let release!: () => void;
+  const held = registry.inTurn(() => new Promise<void>((resolve) => (release = resolve)));
+  const inTurn = registry.inTurn.bind(registry);
+  const queued = new Promise<void>((resolve) => {
+    registry.inTurn = (start) => {
+      resolve();
+      return inTurn(start);
+    };
+  });
+  // Set once the held turn began, a tick after this call.
+  return { queued, open: () => release(), held };
+}
