@@ -24,7 +24,7 @@ import { createLogger } from '../../lib/server/logger.js';
 import { restoreScenarios } from '../../lib/server/restore.js';
 import { ScenarioStore } from '../../lib/server/state.js';
 import { metric } from '../support/scenarios.js';
-import { testServer } from '../support/server.js';
+import { heldTurn, testServer } from '../support/server.js';
 import { spawnServerProcess, startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { waitFor } from '../support/backends/ports.js';
 import { collectGarbage } from '../support/memory.js';
@@ -222,6 +222,40 @@ describe('svc-server --state DIR', () => {
       expect(second.logs.filter((line) => line.level === 50).map((line) => line.msg)).to.deep.equal([
         `--state: could not start ${where} again: the csv_replay file ${join(root, 'load.csv')}: cannot read it: it is the file that running scenario ${writer!.id} (writer) writes, which reading would take still growing, its last line perhaps cut. Read a copy, or start this scenario once nothing writes it`,
       ]);
+      expect(records(dir)).to.deep.equal([record]);
+    });
+
+    it('leaves on disk, logged, a record whose file was written as it was read, by a scenario deleted before its turn', async () => {
+      const dir = stateDir();
+      const root = realpathSync(temporaryDirectory('svc-state-root-'));
+      writeFileSync(join(root, 'load.csv'), 'Time,load\n1,0.5\n');
+      const first = await serverOn(dir, { fileRoot: root });
+      const reader = gauge('load').replace('{ type: constant, value: 1 }', '{ type: csv_replay, file: load.csv }');
+      expect((await first.post(reader)).statusCode).to.equal(201);
+      await first.state.idle();
+      const [record] = records(dir);
+
+      const second = await serverOn(dir, { fileRoot: root });
+      const { registry } = second.server;
+      const writer = await second.post(
+        JSON.stringify(metric({ name: 'writer', sink: { type: 'file', path: 'load.csv' } })),
+      );
+      expect(writer.statusCode, writer.body).to.equal(201);
+      const { id } = writer.json();
+      // The record compiled while the writer ran, which is deleted before the record's turn.
+      const { queued, open, held } = heldTurn(registry);
+      const restoring = second.restore();
+      await queued;
+      expect((await second.server.request({ method: 'DELETE', url: `/scenarios/${id}` })).statusCode).to.equal(200);
+      open();
+      await held;
+      // Before, nothing wrote the file at its turn, and it started.
+      expect(await restoring).to.equal(0);
+      const where = join(dir, record!);
+      expect(second.logs.filter((line) => line.level === 50).map((line) => line.msg)).to.deep.equal([
+        `--state: could not start ${where} again: the csv_replay file ${join(root, 'load.csv')}: cannot read it: it is the file that scenario ${id} (writer), ended since, wrote as it was read, which reading would take still growing, its last line perhaps cut. Read a copy, or start this scenario once nothing writes it`,
+      ]);
+      await second.state.idle();
       expect(records(dir)).to.deep.equal([record]);
     });
 
