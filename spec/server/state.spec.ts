@@ -196,7 +196,8 @@ describe('svc-server --state DIR', () => {
       );
     });
 
-    it('leaves on disk, logged, a record reading a file that an --autostart scenario, started before it, writes', async () => {
+    /** A state directory keeping one record, a scenario replaying load.csv below a file root: its record's name. */
+    const keptReader = async () => {
       const dir = stateDir();
       const root = realpathSync(temporaryDirectory('svc-state-root-'));
       writeFileSync(join(root, 'load.csv'), 'Time,load\n1,0.5\n');
@@ -205,6 +206,11 @@ describe('svc-server --state DIR', () => {
       expect((await first.post(reader)).statusCode).to.equal(201);
       await first.state.idle();
       const [record] = records(dir);
+      return { dir, root, record };
+    };
+
+    it('leaves on disk, logged, a record reading a file that an --autostart scenario, started before it, writes', async () => {
+      const { dir, root, record } = await keptReader();
 
       mkdirSync(join(root, 'catalog'));
       writeFileSync(
@@ -226,14 +232,7 @@ describe('svc-server --state DIR', () => {
     });
 
     it('leaves on disk, logged, a record whose file was written as it was read, by a scenario deleted before its turn', async () => {
-      const dir = stateDir();
-      const root = realpathSync(temporaryDirectory('svc-state-root-'));
-      writeFileSync(join(root, 'load.csv'), 'Time,load\n1,0.5\n');
-      const first = await serverOn(dir, { fileRoot: root });
-      const reader = gauge('load').replace('{ type: constant, value: 1 }', '{ type: csv_replay, file: load.csv }');
-      expect((await first.post(reader)).statusCode).to.equal(201);
-      await first.state.idle();
-      const [record] = records(dir);
+      const { dir, root, record } = await keptReader();
 
       const second = await serverOn(dir, { fileRoot: root });
       const { registry } = second.server;
