@@ -21,9 +21,9 @@ const UNITS = [
 type Unit = (typeof UNITS)[number][0];
 const NUMBER = '\\d+(?:\\.\\d+)?';
 
-/** From the `from`th unit on, each unit's optional `<number><unit>` part, in order; `part(unit)` gives its number. */
-function optionalParts(part: (unit: Unit) => string, from = 0): string {
-  return UNITS.slice(from)
+/** From the `from`th unit to before the `to`th, each unit's optional `<number><unit>` part, in order; `part(unit)` gives its number. */
+function optionalParts(part: (unit: Unit) => string, from = 0, to: number = UNITS.length): string {
+  return UNITS.slice(from, to)
     .map(([unit]) => `(?:${part(unit)}${unit})?`)
     .join('');
 }
@@ -70,6 +70,33 @@ export const ZERO_DURATION_PATTERN = UNITS.map(
   // All parts optional: the empty string it also matches is no duration anyway (DURATION_PATTERN beside it).
   ([tiny]) => `^${optionalParts((unit) => (unit === tiny ? `(?:${ZERO}|${BELOW_HALF_MICROSECOND[unit]})` : ZERO))}$`,
 ).join('|');
+
+/** A number whose whole part is at least `least`, leading zeros and a fraction allowed: compared digit by digit. */
+function numberFrom(least: number): string {
+  const digits = String(least);
+  const longer = `[1-9]\\d{${digits.length},}`;
+  // Equal up to the ith digit, greater there, any digits after it.
+  const greater = [...digits].flatMap((digit, i) => {
+    const after = digits.length - i - 1;
+    return digit === '9' ? [] : [`${digits.slice(0, i)}[${Number(digit) + 1}-9]${after ? `\\d{${after}}` : ''}`];
+  });
+  return `0*(?:${[longer, ...greater, digits].join('|')})(?:\\.\\d+)?`;
+}
+
+/**
+ * The durations longer than `maxMs` ms by one part alone (`400d`, `2h` above 1h), unanchored: the whole number of one
+ * part reaches the count of its unit that passes the limit. The JSON Schema refuses them; one longer only by its
+ * parts together or a fraction (`1y1d`, `1.5y` above 365 days) is left to validation, as a regular expression
+ * cannot add numbers up. `maxMs` is whole milliseconds, so a refused one passes it by at least 1ms, which rounding
+ * to the microsecond does not undo.
+ */
+export function longerPartGrammar(maxMs: number): string {
+  const any = () => NUMBER;
+  return `(?:${UNITS.map(
+    ([unit, size], i) =>
+      `${optionalParts(any, 0, i)}${numberFrom(Math.floor(maxMs / size) + 1)}${unit}${optionalParts(any, i + 1)}`,
+  ).join('|')})`;
+}
 
 const EXPECTED =
   'expected a duration such as 500ms, 1.5s, 1m30s or 7d (units y, w, d, h, m, s, ms: largest first, each at most once)';

@@ -5,7 +5,7 @@
  */
 import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
-import { DURATION_PATTERN, ZERO_DURATION_PATTERN, parseDuration, writtenMs } from './duration.js';
+import { DURATION_PATTERN, ZERO_DURATION_PATTERN, longerPartGrammar, parseDuration, writtenMs } from './duration.js';
 import { START_TIME_PATTERN, parseStartTime } from './start-time.js';
 import { isMapping, show } from './problems.js';
 import {
@@ -115,7 +115,10 @@ function parsed<A>(name: string, expected: string, parse: (text: string) => A, s
   );
 }
 
-/** A duration up to `max` ms; the limit is written from `max` itself, with an optional `note`. */
+/**
+ * A duration up to `max` ms; the limit is written from `max` itself, with an optional `note`, in the message and in the
+ * schema, which refuses a duration one part of which alone passes it.
+ */
 export function durationUpTo(max: number, note = '', zero = false): Codec<number> {
   const text = parsed('duration', 'a duration string such as "30s"', (u) => parseDuration(u, { zero }), {
     pattern: DURATION_PATTERN,
@@ -125,7 +128,7 @@ export function durationUpTo(max: number, note = '', zero = false): Codec<number
   ).withSchema(() => ({
     type: 'string',
     pattern: DURATION_PATTERN,
-    ...(!zero && { not: { pattern: ZERO_DURATION_PATTERN } }),
+    not: { pattern: [...(zero ? [] : [ZERO_DURATION_PATTERN]), `^${longerPartGrammar(max)}$`].join('|') },
     description: `A number and a unit, or several largest first as Prometheus writes them (units y, w, d, h, m, s, ms), fractions allowed: 500ms, 1.5s, 1m30s, 7d; ${zero ? '' : 'at least 0.001ms, '}at most ${formatMs(max)}.`,
   }));
 }
@@ -141,6 +144,7 @@ export const maxBufferAge = durationUpTo(limits.MAX_BUFFER_AGE_MS, '', true).des
 export const startTime: Codec<StartTime> = andThen(
   parsed('start_time', 'a string such as "now", "-1h" or "2024-05-01T12:00:00Z"', parseStartTime, {
     pattern: START_TIME_PATTERN,
+    not: { pattern: `^[+-]${longerPartGrammar(limits.MAX_START_OFFSET_MS)}$` },
     examples: ['now', '-1h', '+30m', '2024-05-01T12:00:00Z'],
   }),
   (start, u, c) => {

@@ -222,13 +222,15 @@ const ACCEPTED_BY_BOTH: Record<string, Document> = {
 
 /**
  * Duration strings at the edges of the grammar (Prometheus' compound form, fractions, zero, the order and repeat of
- * units): svc and the schema take the same ones. Bounds aside: `99999999999999h` has the grammar, and only
- * validation's limit refuses it.
+ * units), and at the limits of the fields (365 days; 36500 days for a start_time's offset), by one part alone: svc
+ * and the schema take the same ones. Longer only by parts together or a fraction (`1y1d`, `1.5y`), a duration is
+ * validation's alone (docs/scenario-fields.md#editors-and-the-json-schema).
  */
 const DURATIONS = {
   taken: ['90s', '1m30s', '1h30m', '2m500ms', '2m05s', '1h2m3.5s', '1.5s', '0.5m', '0h1m', '7d', '1w', '1y', '0.001ms'],
   refused: ['1m1m', '1s1m', '1ms1s', '1m-3s', 'm', '', '5', '1h 30m', '1e3ms', '1S', '7D', '1d1d', '-1s'],
   zero: ['0s', '0h0m', '0.0004ms', '0s0.0004ms', '0.0000000001h0s'],
+  long: ['365d', '0365d', '366d', '52w', '53w', '8760h', '8761h', '31536000000ms', '31536000001ms', '36500d', '36501d'],
 };
 /** Each duration field, holding `text`; start_time holds it as an offset back. */
 const DURATION_FIELDS: Record<string, (text: string) => Document> = {
@@ -289,13 +291,49 @@ describe('the JSON Schema and validation agree', () => {
         const editor = schemaErrors(schema, asParsed(document(text))).length === 0;
         return `${field} ${JSON.stringify(text)}: svc ${svc ? 'takes' : 'refuses'}, the schema ${editor ? 'takes' : 'refuses'}`;
       });
-    const disagreeing = [...DURATIONS.taken, ...DURATIONS.refused, ...DURATIONS.zero]
+    const disagreeing = Object.values(DURATIONS)
+      .flat()
       .flatMap(verdicts)
       .filter((verdict) => /takes.*refuses|refuses.*takes/.test(verdict));
     expect(disagreeing).to.deep.equal([]);
     for (const text of DURATIONS.taken) expect(loaderErrors(file({ duration: text })), text).to.deep.equal([]);
     for (const text of [...DURATIONS.refused, ...DURATIONS.zero])
       expect(loaderErrors(file({ duration: text })), text).to.have.length(1);
+  });
+
+  it("refuse a duration one part of which alone passes its field's limit, both at the field", () => {
+    const traces = (root: Document) =>
+      file({
+        signal_type: 'traces',
+        generator: undefined,
+        trace_generator: { root: { service: 'api', operation: 'GET /', kind: 'server', ...root } },
+      });
+    const sink = (fields: Document) => file({ sink: { type: 'http_push', url: 'http://localhost:9/', ...fields } });
+    // svc's field path and limit (as its message names them), and a document holding a value past the limit.
+    const tooLong: [string, string, Document][] = [
+      ['duration', '8760h (365 days)', file({ duration: '366d' })],
+      ['phase_offset', '8760h (365 days)', file({ phase_offset: '2y' })],
+      ['gaps.every', '8760h (365 days)', file({ gaps: { every: '53w', for: '1m' } })],
+      ['gap_windows[0].at', '8760h (365 days)', file({ gap_windows: [{ at: '8761h', for: '1s' }] })],
+      ['generator.up_duration', '8760h (365 days)', file({ generator: { type: 'flap', up_duration: '400d' } })],
+      ['sink.max_buffer_age', '1h', sink({ max_buffer_age: '61m' })],
+      ['sink.retry.max_backoff', '1h', sink({ retry: { max_attempts: 3, max_backoff: '3601s' } })],
+      ['trace_generator.root.duration', '1h', traces({ duration: '2h' })],
+      ['start_time', '36500d (100 years)', file({ start_time: '-36501d' })],
+    ];
+    const verdicts = tooLong.map(([field, limit, written]) => {
+      const document = asParsed(written);
+      const at = `/scenarios/0/${field.replace(/\[(\d+)\]/g, '.$1').replaceAll('.', '/')}`;
+      const named = (message: string) =>
+        message.includes(`(up): ${field}: expected`) && message.includes(`up to ${limit}`);
+      return {
+        field,
+        limit,
+        svc: loaderErrors(document).filter(named).length,
+        schema: schemaErrorPlaces(schema, document).filter((place) => place === `${at} not`).length,
+      };
+    });
+    expect(verdicts).to.deep.equal(tooLong.map(([field, limit]) => ({ field, limit, svc: 1, schema: 1 })));
   });
 
   it('the schema accepts what svc loads: every example with one value changed or removed', function () {

@@ -69,6 +69,12 @@ describe('editing svc files with yaml-language-server (schema/scenario.schema.js
     expect(located(text, await server.diagnose(SCENARIO_PATH, text)).map((d) => d.line)).to.include(line);
   });
 
+  it("a duration past its field's limit gets a diagnostic on that line", async () => {
+    const text = textOf(SCENARIO_PATH).replace('duration: 5s', 'duration: 400d');
+    const line = text.split('\n').findIndex((l) => l.includes('400d'));
+    expect(located(text, await server.diagnose(SCENARIO_PATH, text)).map((d) => d.line)).to.deep.equal([line]);
+  });
+
   it('the modeline svc new writes (the shipped schema by a file:// URL) works too', async () => {
     const text = `${SCHEMA_MODELINE}\n${textOf(SCENARIO_PATH).split('\n').slice(1).join('\n')}`;
     expect(await server.diagnose(SCENARIO_PATH, text)).to.deep.equal([]);
