@@ -138,9 +138,10 @@ export const duration = durationUpTo(limits.MAX_DURATION_MS, ` (${limits.MAX_DUR
 const backoff = durationUpTo(limits.MAX_BACKOFF_MS);
 /** `max_buffer_age` of a batching sink: `0s` turns the age rule off (a batch goes out full, or at the stop). */
 export const maxBufferAge = durationUpTo(limits.MAX_BUFFER_AGE_MS, '', true).describe(
-  'Longest a chunk waits before its batch goes out, a duration up to 1h (500ms, 5s); 0s turns the age rule off: a batch goes out at batch_size or at the stop.',
+  `Longest a chunk waits before its batch goes out, a duration up to ${formatMs(limits.MAX_BUFFER_AGE_MS)} (500ms, 5s); 0s turns the age rule off: a batch goes out at batch_size or at the stop.`,
 );
 
+const START_OFFSET_DAYS = limits.MAX_START_OFFSET_MS / limits.DAY;
 export const startTime: Codec<StartTime> = andThen(
   parsed('start_time', 'a string such as "now", "-1h" or "2024-05-01T12:00:00Z"', parseStartTime, {
     pattern: START_TIME_PATTERN,
@@ -149,7 +150,11 @@ export const startTime: Codec<StartTime> = andThen(
   }),
   (start, u, c) => {
     if (start.kind === 'relative' && Math.abs(start.offsetMs) > limits.MAX_START_OFFSET_MS)
-      return t.failure(u, c, `expected an offset up to 36500d (100 years) either way, got ${show(u)}`);
+      return t.failure(
+        u,
+        c,
+        `expected an offset up to ${START_OFFSET_DAYS}d (${START_OFFSET_DAYS / 365} years) either way, got ${show(u)}`,
+      );
     if (
       start.kind === 'absolute' &&
       !(start.epochMs >= limits.MIN_START_EPOCH_MS && start.epochMs <= limits.MAX_START_EPOCH_MS)
