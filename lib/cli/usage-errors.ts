@@ -37,7 +37,7 @@ export function explainRefusal<C>(
       binaryName,
     );
   const { shape, args, words } = meant;
-  const message = explainArguments(shape, args, words, [binaryName, ...shape.path].join(' '));
+  const message = explainArguments(shape, args, words, binaryName);
   return message === undefined ? undefined : { message, command: shape.command };
 }
 
@@ -99,7 +99,8 @@ function unknownCommand<C>(
 ): Refusal<C> | undefined {
   const first = argv[0];
   if (first === undefined) return undefined;
-  if (isNegativeNumber(first)) return { message: strayNumberMessage(first, undefined, binaryName) };
+  // Where a command's name goes: a number is no flag, and `svc -3` has no flag before it that could take it.
+  if (isNegativeNumber(first)) return { message: commandNameExpected(first, binaryName, binaryName) };
   if (isFlag(first))
     return { message: `unknown flag ${first} (${binaryName} help lists the commands and their flags)` };
   // The words before the first flag: a command's words stand together (a flag's value is not a subcommand).
@@ -153,8 +154,9 @@ function explainArguments<C>(
   shape: CommandShape<C>,
   args: readonly string[],
   words: number,
-  command: string,
+  binaryName: string,
 ): string | undefined {
+  const command = [binaryName, ...shape.path].join(' ');
   const positionals: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -169,7 +171,7 @@ function explainArguments<C>(
     // Not a flag (none of svc's is a dash and a digit) but a value that no flag before it took:
     // clipanion takes it for a flag, and the closest flag to `-3` is `-o`, which is no help.
     // The word before the first after the command's words is a command word (`svc --dry-run run -3`).
-    if (isNegativeNumber(arg)) return strayNumber(shape, arg, i === words ? undefined : args[i - 1], command);
+    if (isNegativeNumber(arg)) return strayNumber(shape, arg, i === words ? undefined : args[i - 1], binaryName);
     const bound = arg.startsWith('--') ? arg.indexOf('=') : -1;
     const name = bound > 0 ? arg.slice(0, bound) : arg;
     const option = shape.options.find(({ names }) => names.includes(name));
@@ -191,27 +193,49 @@ function explainArguments<C>(
     i++;
   }
   const required = shape.positionals.filter((p) => p.startsWith('<'));
-  const limit = shape.positionals.includes('...') ? Infinity : shape.positionals.length;
-  if (positionals.length > limit) {
-    const takes = limit === 0 ? 'no argument' : `${limit === 1 ? 'one' : limit} ${shape.positionals.join(' ')}`;
-    return `unexpected argument "${positionals[limit]}": ${command} takes ${takes}`;
-  }
+  const limit = argumentLimit(shape);
+  if (positionals.length > limit)
+    return `unexpected argument "${positionals[limit]}": ${command} takes ${takes(shape)}`;
   if (positionals.length < required.length)
     return `missing ${required[positionals.length]}: ${command} ${shape.positionals.join(' ')}`;
   return undefined;
 }
 
-/** `-3` where no flag before it takes a value ({@link bindNegativeNumbers} binds it to one that does). */
-function strayNumber(shape: CommandShape, arg: string, before: string | undefined, command: string): string {
+/** How many arguments `shape` takes: Infinity for any number (`...`). */
+function argumentLimit(shape: CommandShape): number {
+  return shape.positionals.includes('...') ? Infinity : shape.positionals.length;
+}
+
+/** The arguments `shape` takes, in words: `no argument`, `one [scenario-file]`. */
+function takes(shape: CommandShape): string {
+  const limit = argumentLimit(shape);
+  if (limit === 0) return 'no argument';
+  return `${limit === 1 ? 'one' : limit} ${shape.positionals.join(' ')}`;
+}
+
+/**
+ * `-3` where no flag before it takes a value ({@link bindNegativeNumbers} binds it to one that does): the flag taking
+ * none before it, else what the command takes there. `svc help`'s arguments are the words of a command.
+ */
+function strayNumber(shape: CommandShape, arg: string, before: string | undefined, binaryName: string): string {
+  const command = [binaryName, ...shape.path].join(' ');
+  if (shape.path.join(' ') === 'help') return commandNameExpected(arg, command, binaryName);
   const boolean = shape.options.some(
     ({ names, arity }) => arity === 0 && before !== undefined && names.includes(before),
   );
-  return strayNumberMessage(arg, boolean ? before : undefined, command);
+  const valued = shape.options.some(({ arity }) => arity > 0);
+  return `unexpected argument "${arg}": ${
+    boolean
+      ? `${before} before it takes no value`
+      : valued
+        ? `${command} takes a negative number only as the value of a flag before it`
+        : `${command} takes ${takes(shape)}`
+  }`;
 }
 
-/** `boolean`: the flag taking no value that stands before the number. */
-function strayNumberMessage(arg: string, boolean: string | undefined, command: string): string {
-  return `unexpected argument "${arg}": ${boolean ? `${boolean} before it takes no value` : `${command} takes a negative number only as the value of a flag before it`}`;
+/** `arg` where `command` (`svc`, `svc help`) takes the name of a command. */
+function commandNameExpected(arg: string, command: string, binaryName: string): string {
+  return `unexpected argument "${arg}": ${command} takes a command name (${binaryName} help lists the commands)`;
 }
 
 /** `-3`, `-0.5`, `-.5`, `-1e3`; also a relative time (`-1h30m`), which a flag's own check reads. */

@@ -84,12 +84,27 @@ describe('svc usage errors', () => {
       expect(await usageError(argv)).to.equal(
         'Usage Error: unexpected argument "-3": svc run takes a negative number only as the value of a flag before it',
       );
-    expect(await usageError(['-3'])).to.equal(
-      'Usage Error: unexpected argument "-3": svc takes a negative number only as the value of a flag before it',
-    );
     expect(await usageError(['run', file, '--', '-3'])).to.equal(
       'Usage Error: unexpected argument "-3": svc run takes one [scenario-file]',
     );
+  });
+
+  it('say what a command with no flag to take a negative number takes instead: svc help a command name', async () => {
+    for (const argv of [
+      ['help', '-3'],
+      ['help', 'run', '-3'],
+    ])
+      expect(await usageError(argv)).to.equal(
+        'Usage Error: unexpected argument "-3": svc help takes a command name (svc help lists the commands)',
+      );
+    expect(await usageError(['-3'])).to.equal(
+      'Usage Error: unexpected argument "-3": svc takes a command name (svc help lists the commands)',
+    );
+    expect(await usageError(['version', '-3'])).to.equal(
+      'Usage Error: unexpected argument "-3": svc version takes no argument',
+    );
+    // The usage of the command meant follows, as after any refused command line.
+    expect((await svc(['help', '-3'])).stderr).to.match(/\n\$ svc help \.\.\.\n$/);
   });
 
   it('name a value given to a flag that takes none', async () => {
