@@ -196,9 +196,10 @@ function writeEight(view: DataView, n: number, at: number): void {
 
 /** Writes the digits of `n`, a non-negative integer below 2^53, into `out` at `at`; returns where they end. */
 export function writeInteger(out: Buffer, n: number, at: number): number {
+  // Most counts are below 10^8 and need no division of doubles, which took a fifth of writing one.
+  if (n < E8) return writeDigits(out, n, digitCount(n), at);
   // Exact: n / 10^8 < 2^27 is never within half an ulp (2^-27) of an integer it is not.
   const a = Math.floor(n / E8);
-  if (a === 0) return writeDigits(out, n, digitCount(n), at);
   at = writeDigits(out, a, digitCount(a), at);
   return writeDigits(out, n - a * E8, 8, at);
 }
