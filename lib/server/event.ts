@@ -1,6 +1,7 @@
 import type * as t from 'io-ts';
 import { resolve } from 'node:path';
 import { isLeft } from 'fp-ts/lib/Either.js';
+import { type SchedulerLike, asyncScheduler } from 'rxjs';
 import type { EncodedBatch, Labelled, LogBatch, SampleBatch } from '../../operators/model/batch.js';
 import { seriesOf } from '../../operators/model/series.js';
 import * as codecs from '../language/fields.js';
@@ -14,6 +15,7 @@ import { remoteWriteProtocolOf } from '../runtime/chain/encoder.js';
 import { SINK_ALIASES, SINK_TYPES, sinkCodec, sinkKindOf } from '../sinks/kinds/index.js';
 import { fileTail, lastLine, trailerAt } from '../sinks/core/file-tail.js';
 import { endedBy, openFiles } from '../sinks/core/shared-files.js';
+import { DEFAULT_FLUSH_TIMEOUT } from '../sinks/core/sink-core.js';
 import { HttpError } from './http-error.js';
 
 /** The body of `POST /events`, validated. */
@@ -155,6 +157,50 @@ export function appendedEvent(chunk: EncodedBatch, type: string, path: string, g
     );
   return written;
 }
+
+/** The events appended to a file now, by absolute path (as {@link openFiles}): the turn of the last one asked. */
+const appending = new Map<string, Promise<void>>();
+
+/**
+ * Runs `append`, one event's read of the end of the file at `path` (a real path below the file root; `given`: as the
+ * request names it) with {@link appendedEvent}, its write, flush and close, once the events to that file asked before
+ * it are done, and returns what it returns: two at once read the same last line, and both wrote their family's
+ * metadata. Events to other files go on meanwhile. Refused, 502 naming `sink.path`, unwritten, when its turn has not
+ * come within {@link DEFAULT_FLUSH_TIMEOUT} (an earlier event's write held by a hung file system): the events after
+ * it wait for that earlier one still, not for it.
+ */
+export function appendingInTurn<T>(
+  path: string,
+  given: string,
+  append: () => Promise<T>,
+  scheduler: SchedulerLike = asyncScheduler,
+): Promise<T> {
+  const key = resolve(path);
+  const before = appending.get(key) ?? Promise.resolve();
+  return new Promise<T>((answer, refuse) => {
+    let expired = false;
+    const deadline = scheduler.schedule(() => {
+      expired = true;
+      refuse(new HttpError(502, 'sink_failed', `sink.path: cannot write ${given}: ${TURN_NOT_COME}`));
+    }, DEFAULT_FLUSH_TIMEOUT);
+    // Settled however the event ends (a 422, a sink failure): the next one's turn comes.
+    const turn = before.then(async () => {
+      if (expired) return;
+      deadline.unsubscribe();
+      try {
+        answer(await append());
+      } catch (error) {
+        refuse(error);
+      }
+    });
+    appending.set(key, turn);
+    void turn.then(() => {
+      if (appending.get(key) === turn) appending.delete(key);
+    });
+  });
+}
+
+const TURN_NOT_COME = `the events sent to it before this one were not written within ${DEFAULT_FLUSH_TIMEOUT / 1000} s (a hung file system, such as a network mount that stopped answering?). Try again once they are`;
 
 function valid<A>(field: string, codec: t.Type<A, unknown, unknown>, value: unknown): A {
   const decoded = codec.validate(value, [{ key: '', type: codec, actual: value }]);

@@ -2,8 +2,11 @@ import { expect } from 'chai';
 import { readFile, realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TAIL_BYTES } from '../../lib/sinks/core/file-tail.js';
+import { DEFAULT_FLUSH_TIMEOUT } from '../../lib/sinks/core/sink-core.js';
+import { settle } from '../support/clock.js';
 import { promtoolCheck, strictOpenMetricsCheck } from '../support/promtool.js';
 import { testServer } from '../support/server.js';
+import { MemorySink } from '../support/sinks.js';
 import { temporaryDirectory } from '../support/directories.js';
 
 /**
@@ -19,10 +22,16 @@ describe('POST /events appending openmetrics to a file', () => {
   });
 
   /** Posts a metric event `name` of `value` to the file at `path`; its answer. */
-  function post(path: string, name: string, value: number, encoder = 'openmetrics') {
+  function post(
+    path: string,
+    name: string,
+    value: number,
+    encoder = 'openmetrics',
+    labels: Record<string, string> = { env: 'ci' },
+  ) {
     return server.postJson('/events', {
       signal_type: 'metrics',
-      labels: { env: 'ci' },
+      labels,
       metric: { name, value },
       encoder: { type: encoder },
       sink: { type: 'file', path },
@@ -191,5 +200,141 @@ describe('POST /events appending openmetrics to a file', () => {
     const res = await post(path, 'deploys', 2, 'metrics_text');
     expect(res.statusCode, res.body).to.equal(200);
     expect(await readFile(path, 'utf8')).to.equal('{"deploys":1}\ndeploys{env="ci"} 2 0\n');
+  });
+
+  describe('events sent at once to one file', () => {
+    /** Posts the events (metric name, value) to the file at `path` at once, each labelled by its value: their statuses. */
+    async function postAtOnce(path: string, events: [string, number][]) {
+      const answers = await Promise.all(
+        events.map(([name, value]) => post(path, name, value, 'openmetrics', { event: String(value) })),
+      );
+      return answers.map((res) => res.statusCode);
+    }
+
+    /**
+     * The text `text` should be: its samples in the order they were written, each run of a family after `before`
+     * started by its metadata, once, and `# EOF` at the end.
+     */
+    function runsOf(text: string, before = ''): string {
+      const kept = before.replace(/# EOF\n$/, '');
+      const samples = text.slice(kept.length).match(/^\w+\{.*$/gm) ?? [];
+      const family = (line: string) => line.slice(0, line.indexOf('{'));
+      const last = kept.trimEnd().split('\n').at(-1)?.split(' ')[0];
+      const lines = samples.map((line, i) => {
+        const previous = i === 0 ? last : family(samples[i - 1]!);
+        return `${family(line) === previous ? '' : `# TYPE ${family(line)} unknown\n`}${line}\n`;
+      });
+      return `${kept}${lines.join('')}# EOF\n`;
+    }
+
+    /** The values of the samples of `text`, sorted. */
+    const valuesOf = (text: string) =>
+      [...text.matchAll(/\{event="(\d+)"\} (\d+) 0$/gm)]
+        .map(([, label, value]) => {
+          expect(label).to.equal(value);
+          return Number(value);
+        })
+        .sort((a, b) => a - b);
+
+    it('events of one family write its metadata once, each event once, # EOF at the end: the strict parser reads the file', async () => {
+      const path = join(dir, 'once.om');
+      const values = Array.from({ length: 20 }, (_, i) => i);
+      const events = values.map((value): [string, number] => ['deploys', value]);
+      expect(await postAtOnce(path, events)).to.deep.equal(values.map(() => 200));
+      const text = await readFile(path, 'utf8');
+      // Before: each event read the file's end before any had written it, each wrote `# TYPE deploys unknown`.
+      expect(text.match(/^# TYPE deploys unknown$/gm)).to.have.length(1);
+      expect(text).to.equal(runsOf(text));
+      expect(valuesOf(text)).to.deep.equal(values);
+      expect(strictOpenMetricsCheck(text)).to.equal('ok');
+    });
+
+    it('events of two families write each run of a family with its metadata once, after a family the file had', async () => {
+      const path = join(dir, 'twice.om');
+      const before = '# TYPE jobs gauge\njobs 1 0\n# EOF\n';
+      await writeFile(path, before);
+      const values = Array.from({ length: 20 }, (_, i) => i);
+      const events = values.map((value): [string, number] => [value < 10 ? 'jobs' : 'restarts', value]);
+      expect(await postAtOnce(path, events)).to.deep.equal(values.map(() => 200));
+      const text = await readFile(path, 'utf8');
+      // The runs are as the events reached the file, one after another: an event after the other family's starts a
+      // run of its own with the metadata again (docs/http-api.md), as it would sent after it.
+      expect(text).to.equal(runsOf(text, before));
+      expect(valuesOf(text)).to.deep.equal(values);
+    });
+
+    it('an event refused (422) gives the next its turn: the others are written, the file as they left it', async () => {
+      const path = join(dir, 'refused.om');
+      const before = '# TYPE jobs gauge\njobs 1 0\n# EOF\n';
+      await writeFile(path, before);
+      // Refused in its turn, reading the file's end (nothing else writes the file).
+      expect((await post(path, 'deploys', 1, 'json_lines')).statusCode).to.equal(422);
+      const answers = await Promise.all([
+        post(path, 'deploys', 2, 'openmetrics', { event: '2' }),
+        post(path, 'deploys', 3, 'json_lines', { event: '3' }),
+        post(path, 'deploys', 4, 'openmetrics', { event: '4' }),
+      ]);
+      expect(answers.map((res) => res.statusCode)).to.deep.equal([200, 422, 200]);
+      const text = await readFile(path, 'utf8');
+      expect(text).to.equal(runsOf(text, before));
+      expect(valuesOf(text)).to.deep.equal([2, 4]);
+      expect(strictOpenMetricsCheck(text)).to.equal('ok');
+    });
+
+    it('an event whose sink failed (502) gives the next its turn', async () => {
+      const failing = [new Error('no space left on device')];
+      server = testServer({
+        deps: {
+          fileRoot: dir,
+          createSink: () => {
+            const sink = new MemorySink();
+            sink.failWith = failing.shift();
+            return sink;
+          },
+        },
+      });
+      expect((await post('full.om', 'deploys', 1)).statusCode).to.equal(502);
+      expect((await post('full.om', 'deploys', 2)).statusCode).to.equal(200);
+    });
+
+    it(`an event whose turn has not come within ${DEFAULT_FLUSH_TIMEOUT / 1000} s (the write before it hung) is answered 502 sink_failed, unwritten; events to other files go on`, async () => {
+      const sinks: MemorySink[] = [];
+      server = testServer({
+        deps: {
+          fileRoot: dir,
+          createSink: () => {
+            const sink = new MemorySink();
+            // The first event's write hangs, as on a network mount that stopped answering.
+            if (sinks.push(sink) === 1) sink.hold();
+            return sink;
+          },
+        },
+      });
+      const hung = post('hung.om', 'deploys', 1);
+      while (sinks.length === 0) await settle();
+      let answered = false;
+      const queued = post('hung.om', 'deploys', 2).finally(() => {
+        answered = true;
+      });
+      expect((await post('other.om', 'deploys', 3)).statusCode).to.equal(200);
+      // Queued: its deadline set (before, it was written at once).
+      while (!answered && server.scheduler.actions.length === 0) await settle();
+      server.advance(DEFAULT_FLUSH_TIMEOUT - 1);
+      await settle();
+      expect(answered).to.equal(false);
+      server.advance(1);
+      const refused = await queued;
+      expect(refused.statusCode, refused.body).to.equal(502);
+      expect(refused.json()).to.deep.equal({
+        error: 'sink_failed',
+        detail: `sink.path: cannot write hung.om: the events sent to it before this one were not written within ${DEFAULT_FLUSH_TIMEOUT / 1000} s (a hung file system, such as a network mount that stopped answering?). Try again once they are`,
+      });
+      // It opened no sink: only the hung event's and the other file's.
+      expect(sinks).to.have.length(2);
+      sinks[0]!.release();
+      expect((await hung).statusCode).to.equal(200);
+      expect((await post('hung.om', 'deploys', 4)).statusCode).to.equal(200);
+      expect(sinks.map((sink) => sink.text.match(/\} (\d+) \d+$/m)?.[1])).to.deep.equal(['1', '3', '4']);
+    });
   });
 });

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import type { EncodedBatch } from '../../../operators/model/batch.js';
 import { Router } from '../packages.js';
 import type { ServerDeps } from '../deps.js';
 import { HttpError } from '../http-error.js';
@@ -19,7 +20,8 @@ export function eventRoutes(deps: ServerDeps): Router {
   return new Router().post('/events', async (ctx) => {
     if (deps.registry.draining) throw new DrainingError();
     const { jsonBody } = require('../posted.js') as typeof import('../posted.js');
-    const { appendedEvent, decodeEvent, encodeEvent } = require('../event.js') as typeof import('../event.js');
+    const { appendedEvent, appendingInTurn, decodeEvent, encodeEvent } =
+      require('../event.js') as typeof import('../event.js');
     const { sinkWarnings } = require('../warnings.js') as typeof import('../warnings.js');
     const { encoderSinkDeps } =
       require('../../encoders/kinds/index.js') as typeof import('../../encoders/kinds/index.js');
@@ -38,29 +40,36 @@ export function eventRoutes(deps: ServerDeps): Router {
     const warnings = sinkWarnings('sink', event.sink);
     for (const warning of warnings) deps.logger.warn(warning);
 
-    let chunk: ReturnType<typeof encodeEvent>;
+    let chunk: EncodedBatch;
     try {
       chunk = encodeEvent(event, now());
     } catch (error) {
       deps.logger.error({ err: error }, 'encoder failed on a single event');
       throw new HttpError(500, 'encoder_failed', `encoder ${event.encoder.type} failed: ${(error as Error).message}`);
     }
-    // It follows the file's last line: openmetrics leaves out the metadata its family has there.
-    if (decoded.sink.type === 'file' && event.sink.type === 'file')
-      chunk = appendedEvent(chunk, event.encoder.type, event.sink.path, decoded.sink.path);
     // A single event adds to a file sink's file; only a run empties its files (once, at its start). Told its
     // encoder's trailer, it cuts the `# EOF` an openmetrics file ends with and writes it again after the event.
-    const sink = deps.createSink
-      ? deps.createSink(event.sink, event.encoder.type)
-      : createSink(event.sink, { ...encoding, appendFiles: true, realPaths: true });
-    try {
-      await sink.write(chunk);
-      await sink.flush();
-      await sink.close();
-    } catch (error) {
-      await sink.close().catch(() => undefined);
-      throw new HttpError(502, 'sink_failed', (error as Error).message);
-    }
+    const send = async (encoded: EncodedBatch): Promise<void> => {
+      const sink = deps.createSink
+        ? deps.createSink(event.sink, event.encoder.type)
+        : createSink(event.sink, { ...encoding, appendFiles: true, realPaths: true });
+      try {
+        await sink.write(encoded);
+        await sink.flush();
+        await sink.close();
+      } catch (error) {
+        await sink.close().catch(() => undefined);
+        throw new HttpError(502, 'sink_failed', (error as Error).message);
+      }
+    };
+    // It follows the file's last line (openmetrics: without the metadata its family has there), read in the file's
+    // turn: read by another event at once, both would follow the same line.
+    if (decoded.sink.type === 'file' && event.sink.type === 'file') {
+      const { path } = event.sink;
+      const given = decoded.sink.path;
+      const type = event.encoder.type;
+      await appendingInTurn(path, given, () => send(appendedEvent(chunk, type, path, given)), deps.scheduler);
+    } else await send(chunk);
     ctx.body = {
       sent: true,
       signal_type: event.signal_type,
