@@ -157,21 +157,22 @@ export class SplitMix64 {
 
   /**
    * The ids of trace n: its trace id's 4 words into `traceId` at `traceAt`, its span id's 2 into `spanId` at
-   * `spanAt` (32-bit, high first). The trace id's first 64 bits are output n, so two traces of one seed never share
-   * it; its other words and the span id are that output put through the murmur3 finalizer with constants of their
-   * own, a third of the cost of two more outputs.
+   * `spanAt` (32-bit, high first). Each word is the murmur3 finalizer of the one before (the first of n's low half and
+   * the seed's, the second of n's high half, the seed's and the first), with constants of their own. The finalizer is a
+   * bijection, so the trace id's first 64 bits give n back and two traces of one seed never share them. Half the
+   * instructions of a generator output and the finalizer after it (docs/performance.md, "Session 44").
    */
   idWords(n: number, traceId: Uint32Array, traceAt: number, spanId: Uint32Array, spanAt: number): void {
-    this.output(n);
-    const { hi, lo } = this;
-    const a = fmix32(hi ^ 0x9e3779b9);
-    const b = fmix32(lo ^ 0x7f4a7c15);
-    traceId[traceAt] = hi;
-    traceId[traceAt + 1] = lo;
-    traceId[traceAt + 2] = fmix32(a + lo);
-    traceId[traceAt + 3] = fmix32(b + hi);
-    spanId[spanAt] = fmix32(a ^ b);
-    spanId[spanAt + 1] = fmix32((a + b) ^ 0x632be5ab);
+    const first = fmix32((n | 0) ^ this.seedLo);
+    const second = fmix32(((n / TWO_32) | 0) ^ this.seedHi ^ first);
+    const third = fmix32(second ^ 0x9e3779b9);
+    const fourth = fmix32(third ^ 0x7f4a7c15);
+    traceId[traceAt] = first;
+    traceId[traceAt + 1] = second;
+    traceId[traceAt + 2] = third;
+    traceId[traceAt + 3] = fourth;
+    spanId[spanAt] = fmix32(fourth ^ 0x632be5ab);
+    spanId[spanAt + 1] = fmix32(first ^ fourth ^ 0x85ebca6b);
   }
 
   /** Output n mapped to [0, 1) from its top 53 bits. */
