@@ -57,9 +57,10 @@ export interface ExemplarText {
 /**
  * Writes a row's exemplar in place of its line feed (see {@link SampleLineFormat.exemplar}): the ids written into its
  * own copy of the fixed text, in the room between, four digits a store through a view of it; that copied at once (one
- * copy costs less than three short ones); then the value and the stamp. It keeps nothing of an exemplar in fields:
- * what the caller worked out comes as arguments (a field written an exemplar cost a write barrier each,
- * docs/performance.md).
+ * copy costs less than three short ones); then the value and the stamp, most often its line's, copied from the line
+ * four bytes a store (a `TypedArray.prototype.set` costs some 160 instructions a call). It keeps nothing of an
+ * exemplar in fields: what the caller worked out comes as arguments (a field written an exemplar cost a write barrier
+ * each, docs/performance.md).
  */
 class ExemplarWriter {
   private readonly text: Buffer;
@@ -79,8 +80,8 @@ class ExemplarWriter {
 
   /**
    * Writes exemplar `k` of `column` into `out` (`view` a view of all of it, for the value) at `at`, where the line's
-   * feed was (room assumed): its value straight, or `valueText` when given; then `stamp`, text or bytes. Returns where
-   * it ends.
+   * feed was (room assumed): its value straight, or `valueText` when given; then `stamp`, or when it is empty the
+   * line's own, the `lineStamp` bytes up to the feed (ASCII, the feed last). Returns where it ends.
    */
   write(
     out: Buffer,
@@ -89,15 +90,24 @@ class ExemplarWriter {
     k: number,
     at: number,
     valueText: string | undefined,
-    stamp: string | Buffer,
+    stamp: string,
+    lineStamp: number,
   ): number {
+    const stampFrom = at + 1 - lineStamp;
     putHexWords(this.view, column.traceId, 4 * k, 4, this.traceAt);
     putHexWords(this.view, column.spanId, 2 * k, 2, this.spanAt);
     at = putBytes(out, this.text, at);
     at = valueText === undefined ? writeShortestAt(out, view, column.value, k, at) : writeText(out, valueText, at);
-    return typeof stamp === 'string' ? writeText(out, stamp, at) : putBytes(out, stamp, at);
+    if (stamp !== '') return writeText(out, stamp, at);
+    // The line's stamp but its feed, four bytes a store (the last word reaching past it), then the feed.
+    const end = at + lineStamp - 1;
+    for (let from = stampFrom; at < end; at += 4, from += 4) view.setUint32(at, view.getUint32(from, true), true);
+    out[end] = LINE_FEED;
+    return end + 1;
   }
 }
+
+const LINE_FEED = 10;
 
 /**
  * The columns of the batch being encoded, read from it once a batch. A batch's shape differs with the operators it
@@ -461,7 +471,7 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
     const room = exemplarWriter!.room + (valueText?.length ?? 0) * 3 + (ownStamp || stamp).length * 3;
     if (at + room > out.length) writeInto(grown(out, at, room + (columns.size - row) * lineGuess));
     // In place of the line feed, which the exemplar's stamp ends with.
-    return exemplarWriter!.write(out, view, exemplars, k, at - 1, valueText, ownStamp || (stampBytes ?? stamp));
+    return exemplarWriter!.write(out, view, exemplars, k, at - 1, valueText, ownStamp, stamp.length);
   };
 
   return {
