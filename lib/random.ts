@@ -157,10 +157,11 @@ export class SplitMix64 {
 
   /**
    * The ids of trace n: its trace id's 4 words into `traceId` at `traceAt`, its span id's 2 into `spanId` at
-   * `spanAt` (32-bit, high first). Each word is the murmur3 finalizer of the one before (the first of n's low half and
-   * the seed's, the second of n's high half, the seed's and the first), with constants of their own. The finalizer is a
-   * bijection, so the trace id's first 64 bits give n back and two traces of one seed never share them. Half the
-   * instructions of a generator output and the finalizer after it (docs/performance.md, "Session 44").
+   * `spanAt` (32-bit, high first). Each word is the murmur3 finalizer of the one before with a constant of its own;
+   * the first is of n's low half and the seed's, the second of n's high half, the seed's and the first, the span id's
+   * last of the trace id's first and last. The finalizer is a bijection, so the trace id's first 64 bits give n back
+   * and two traces of one seed never share them. No generator output: about 140 instructions less a trace
+   * (docs/performance.md, "Session 44").
    */
   idWords(n: number, traceId: Uint32Array, traceAt: number, spanId: Uint32Array, spanAt: number): void {
     const first = fmix32((n | 0) ^ this.seedLo);
