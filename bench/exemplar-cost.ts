@@ -105,8 +105,8 @@ const slice = (worker: Worker, ms: number) =>
  * far the figure can be trusted follows from how much the workers of a side differ ({@link costMargin}), not from
  * the rounds, which differ by a third from one slice to the next. Hence many workers and few rounds: the margin
  * shrinks with the square root of the number of workers. Eight a side and 30 rounds gave margins of ± 3.2 to 4.4
- * points, about the distance between the cost and the aim; 24 a side and 20 rounds (about six minutes) ± 2.3
- * (docs/performance.md, "Session 43").
+ * points, about the distance between the cost and the aim; 24 a side and 20 rounds (about six minutes) ± 0.8 to 2.3
+ * (docs/performance.md, "Session 43" and "Session 44").
  */
 export async function exemplarCostBench({
   rounds = 20,

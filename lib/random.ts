@@ -98,7 +98,7 @@ export function textSeed(text: string): number {
   return (fnv1a(text) >>> 11) * TWO_32 + (fnv1a(text, 0x050c5d1f) >>> 0);
 }
 
-/** The generator of one seed: output n as a 64-bit value, a unit float, or hex. */
+/** The generator of one seed: output n as a 64-bit value, a unit float, or hex; and the ids of trace n (idWords). */
 export class SplitMix64 {
   private seedHi: number;
   private seedLo: number;
