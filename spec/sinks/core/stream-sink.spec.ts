@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
-import { setImmediate as turn } from 'node:timers/promises';
 import { lastValueFrom, of, tap } from 'rxjs';
 import { chunk } from '../../support/batches.js';
+import { settle } from '../../support/clock.js';
 import { streamSink } from '../../../lib/sinks/core/stream-sink.js';
 import { EntryStats } from '../../../lib/runtime/stats.js';
 import { deliver, type SinkReport } from '../../../operators/deliver.js';
@@ -68,7 +68,7 @@ describe('streamSink', () => {
         tap((delivery) => stats.record(delivery, 0)),
       ),
     );
-    await turn();
+    await settle();
     expect(callbacks, 'the write waits').to.have.length(1);
     expect(stats.bytes).to.equal(0);
     callbacks.shift()!();
