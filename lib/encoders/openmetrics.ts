@@ -254,10 +254,10 @@ export function appendedAfter(chunk: EncodedBatch, last: string, cut: boolean): 
   const samples = lines.findIndex((line) => !line.startsWith('#'));
   const family = METADATA_FAMILY.exec(lines[0]!)?.[1];
   if (samples <= 0 || family === undefined) return chunk;
-  const name = (line: string) => SAMPLE_NAME.exec(line)?.[0];
+  const lastName = SAMPLE_NAME.exec(last)?.[0];
   const sameFamily = last.startsWith('#')
     ? METADATA_FAMILY.exec(last)?.[1] === family
-    : lines.slice(samples).some((line) => name(line) === name(last));
+    : lines.slice(samples).some((line) => SAMPLE_NAME.exec(line)?.[0] === lastName);
   return sameFamily ? withoutPrefix(chunk, Buffer.byteLength(`${lines.slice(0, samples).join('\n')}\n`)) : chunk;
 }
 
