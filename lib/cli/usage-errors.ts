@@ -171,7 +171,8 @@ function explainArguments<C>(
     // Not a flag (none of svc's is a dash and a digit) but a value that no flag before it took:
     // clipanion takes it for a flag, and the closest flag to `-3` is `-o`, which is no help.
     // The word before the first after the command's words is a command word (`svc --dry-run run -3`).
-    if (isNegativeNumber(arg)) return strayNumber(shape, arg, i === words ? undefined : args[i - 1], binaryName);
+    if (isNegativeNumber(arg))
+      return strayNumber(shape, arg, i === words ? undefined : args[i - 1], command, binaryName);
     const bound = arg.startsWith('--') ? arg.indexOf('=') : -1;
     const name = bound > 0 ? arg.slice(0, bound) : arg;
     const option = shape.options.find(({ names }) => names.includes(name));
@@ -217,20 +218,20 @@ function takes(shape: CommandShape): string {
  * `-3` where no flag before it takes a value ({@link bindNegativeNumbers} binds it to one that does): the flag taking
  * none before it, else what the command takes there. `svc help`'s arguments are the words of a command.
  */
-function strayNumber(shape: CommandShape, arg: string, before: string | undefined, binaryName: string): string {
-  const command = [binaryName, ...shape.path].join(' ');
+function strayNumber(
+  shape: CommandShape,
+  arg: string,
+  before: string | undefined,
+  command: string,
+  binaryName: string,
+): string {
   if (shape.path.join(' ') === 'help') return commandNameExpected(arg, command, binaryName);
-  const boolean = shape.options.some(
-    ({ names, arity }) => arity === 0 && before !== undefined && names.includes(before),
-  );
-  const valued = shape.options.some(({ arity }) => arity > 0);
-  return `unexpected argument "${arg}": ${
-    boolean
-      ? `${before} before it takes no value`
-      : valued
-        ? `${command} takes a negative number only as the value of a flag before it`
-        : `${command} takes ${takes(shape)}`
-  }`;
+  const unexpected = `unexpected argument "${arg}"`;
+  if (shape.options.some(({ names, arity }) => arity === 0 && before !== undefined && names.includes(before)))
+    return `${unexpected}: ${before} before it takes no value`;
+  if (shape.options.some(({ arity }) => arity > 0))
+    return `${unexpected}: ${command} takes a negative number only as the value of a flag before it`;
+  return `${unexpected}: ${command} takes ${takes(shape)}`;
 }
 
 /** `arg` where `command` (`svc`, `svc help`) takes the name of a command. */
