@@ -373,12 +373,10 @@ export class EntryRegistry {
    * line.
    */
   writes(wrote: readonly StartedEntry[] = []): ReadFile[] {
-    const writing = this.writing();
-    const current = new Set(writing);
     return [
-      ...filesOf(writing, (started) => (this.listed(started) ? '' : ', being deleted,'), writersOf),
+      ...filesOf(this.writing(), (started) => (this.listed(started) ? '' : ', being deleted,'), writersOf),
       ...filesOf(
-        wrote.filter((started) => !current.has(started)),
+        wrote.filter((started) => !this.live.has(started)),
         () => '',
         pastWritersOf,
       ),
